@@ -1,0 +1,23 @@
+"""sigmoid_backward: the gradient of the sigmoid, fast and exact, on the CPU.
+
+``sigmoid_backward(grad_output, output)`` computes
+``grad_output * (1 - output) * output`` (conjugated for complex) for float16,
+bfloat16, float32, float64, complex64 and complex128, with NumPy
+broadcasting and promotion.  It is the CPU twin of the Ascend CANN operator
+``aclnnSigmoidBackward``.
+"""
+from ._function import sigmoid_backward
+from ._kernels import OPENMP_ENABLED
+from ._threads import get_num_threads, set_num_threads
+from . import reference
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "sigmoid_backward",
+    "get_num_threads",
+    "set_num_threads",
+    "reference",
+    "OPENMP_ENABLED",
+    "__version__",
+]

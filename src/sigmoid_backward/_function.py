@@ -1,0 +1,185 @@
+"""The NumPy-facing function: validation, promotion, broadcasting, ``out=``.
+
+The arithmetic lives in the kernels (_kernels.pyx).  This module only decides
+which arrays reach them:
+
+- the direct path hands aligned, native, contiguous arrays of the compute
+  dtype and the output's shape straight to the kernel, with no copy;
+- every other case (broadcasting, casts, strides, byte order, overlap) goes
+  through a buffered ``np.nditer`` that feeds the same kernel contiguous
+  blocks of the compute dtype, so extra memory stays bounded by the buffer.
+
+Everything that can fail is checked before the first element is written.
+"""
+import numpy as np
+
+from . import _dtypes, _threads
+from ._kernels import apply as _apply
+
+# Elements per nditer block: large enough that the per-block Python cost is
+# small next to the kernel and that blocks can use both threads.
+_BLOCK = 1 << 16
+
+_IN_FLAGS = ["readonly", "contig", "aligned", "nbo"]
+_OUT_FLAGS = ["writeonly", "contig", "aligned", "nbo", "no_broadcast"]
+_ITER_FLAGS = ["external_loop", "buffered", "grow_inner", "zerosize_ok",
+               "copy_if_overlap"]
+
+
+def _as_array(obj, name):
+    """Any ``numpy.asarray`` input, or a DLPack producer, as an ndarray."""
+    if type(obj) is np.ndarray:
+        return obj
+    try:
+        if hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
+            try:
+                return np.from_dlpack(obj)
+            except (TypeError, ValueError, BufferError, RuntimeError, AttributeError):
+                pass  # e.g. a dtype DLPack cannot carry: try __array__ below
+        return np.asarray(obj)
+    except ValueError as exc:  # ragged nested sequences, among others
+        raise ValueError(f"{name}: cannot make an array of it: {exc}") from exc
+    except Exception as exc:
+        raise TypeError(f"{name}: cannot make an array of a "
+                        f"{type(obj).__name__}: {exc}") from exc
+
+
+def _operand(obj, name):
+    """(value for promotion, ndarray or None for a weak Python scalar)."""
+    if _dtypes.is_weak_scalar(obj):
+        return obj, None
+    arr = _as_array(obj, name)
+    _dtypes.check_input_dtype(arr.dtype, name)
+    return arr, arr
+
+
+def _compute_dtype(g_val, y_val, dtype):
+    if dtype is not None:
+        dt = np.dtype(dtype)
+        _dtypes.check_compute_dtype(dt)
+        for val, name in ((g_val, "grad_output"), (y_val, "output")):
+            if not _dtypes.is_weak_scalar(val) and not _dtypes.can_cast(val.dtype, dt):
+                raise TypeError(f"{name} of dtype {val.dtype} cannot be cast to "
+                                f"dtype={dt} under the 'same_kind' rule")
+        return dt
+    dt = _dtypes.result_dtype(g_val, y_val)
+    if dt not in _dtypes.SUPPORTED:
+        raise TypeError(f"grad_output and output promote to unsupported dtype {dt}; "
+                        f"supported are {', '.join(map(str, _dtypes.SUPPORTED))}")
+    return dt
+
+
+def _check_out(out, shape, dt):
+    if isinstance(out, tuple) and len(out) == 1:  # ufunc spelling out=(arr,)
+        out = out[0]
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out must be a numpy.ndarray, got {type(out).__name__}")
+    if out.shape != shape:
+        raise ValueError(f"out has shape {out.shape}, but the broadcast shape of "
+                         f"grad_output and output is {shape}")
+    if not out.flags.writeable:
+        raise ValueError(f"out (dtype {out.dtype}, shape {out.shape}) is read-only")
+    if not ((out.dtype.kind in "fc" and out.dtype.fields is None)
+            or out.dtype == _dtypes.BFLOAT16) or not _dtypes.can_cast(dt, out.dtype):
+        raise TypeError(f"cannot cast the result from {dt} to out's dtype "
+                        f"{out.dtype} under the 'same_kind' rule")
+    return out
+
+
+def _direct(a, out, dt):
+    """Can the kernel read ``a`` in place, element for element with ``out``?"""
+    if a.dtype != dt or a.shape != out.shape or not a.flags.aligned:
+        return False
+    if out.flags.c_contiguous:
+        if not a.flags.c_contiguous:
+            return False
+    elif not (out.flags.f_contiguous and a.flags.f_contiguous):
+        return False
+    # The kernel may share memory with out only element for element.
+    return (not np.may_share_memory(a, out)
+            or a.__array_interface__["data"][0] == out.__array_interface__["data"][0])
+
+
+def _compute_into(g, y, out, dt, nthreads):
+    if (out.dtype == dt and out.flags.aligned and out.dtype.isnative
+            and _direct(g, out, dt) and _direct(y, out, dt)):
+        _apply(g, y, out, nthreads)
+        return
+    it = np.nditer([g, y, out], flags=_ITER_FLAGS,
+                   op_flags=[_IN_FLAGS, _IN_FLAGS, _OUT_FLAGS],
+                   op_dtypes=[dt, dt, dt], casting="unsafe",  # checked by the caller
+                   buffersize=_BLOCK, order="K")
+    with it:
+        for gb, yb, ob in it:
+            _apply(gb, yb, ob, nthreads)
+
+
+def sigmoid_backward(grad_output, output, /, out=None, *, dtype=None, num_threads=None):
+    """Gradient of the sigmoid: ``grad_output * (1 - output) * output``.
+
+    For complex dtypes the result is ``grad_output * conj((1 - output) *
+    output)``.  float16 and bfloat16 are computed in float32 and rounded once
+    to nearest-even.
+
+    Parameters
+    ----------
+    grad_output : array_like
+        Gradient of the loss with respect to the sigmoid's output.
+    output : array_like
+        The sigmoid's forward output ``y = sigmoid(x)``.  Broadcasts against
+        ``grad_output`` by NumPy's rules.
+    out : ndarray, optional
+        Where to write the result: a writeable array of the broadcast shape.
+        The result is cast to its dtype under the 'same_kind' rule.  It may be
+        one of the inputs (in place).
+    dtype : dtype, optional
+        Compute and result dtype, one of float16, bfloat16, float32, float64,
+        complex64, complex128.  By default NumPy's promotion of the inputs
+        (Python scalars are weak), with bfloat16 and float16 giving float32
+        and integer or bool inputs giving float64.
+    num_threads : int, optional
+        Threads to use; defaults to :func:`get_num_threads`.  Results do not
+        depend on it.
+
+    Returns
+    -------
+    ndarray or scalar
+        ``out`` if given; else a new C-ordered array, or a NumPy scalar when
+        both inputs are 0-d, as a NumPy ufunc returns.
+
+    Raises
+    ------
+    TypeError
+        For an unsupported dtype, or a cast the 'same_kind' rule forbids.
+    ValueError
+        For shapes that do not broadcast, or an ``out`` of the wrong shape or
+        read-only.  Nothing is written to ``out`` when an error is raised.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sigmoid_backward import sigmoid_backward
+    >>> sigmoid_backward(np.ones((2, 2), np.float32), np.array([[1, 2], [3, 4]], np.float32))
+    array([[  0.,  -2.],
+           [ -6., -12.]], dtype=float32)
+    """
+    g_val, g = _operand(grad_output, "grad_output")
+    y_val, y = _operand(output, "output")
+    dt = _compute_dtype(g_val, y_val, dtype)
+    if g is None:
+        g = np.asarray(grad_output, dtype=dt)
+    if y is None:
+        y = np.asarray(output, dtype=dt)
+    try:
+        shape = np.broadcast_shapes(g.shape, y.shape)
+    except ValueError:
+        raise ValueError(f"grad_output with shape {g.shape} and output with shape "
+                         f"{y.shape} cannot be broadcast together") from None
+    nthreads = _threads.resolve(num_threads)
+    if out is None:
+        result = np.empty(shape, dt)
+        _compute_into(g, y, result, dt, nthreads)
+        return result[()] if result.ndim == 0 else result
+    out = _check_out(out, shape, dt)
+    _compute_into(g, y, out, dt, nthreads)
+    return out
