@@ -179,7 +179,7 @@ def apply(cnp.ndarray g not None, cnp.ndarray y not None,
             or typenum == cnp.NPY_CFLOAT or typenum == cnp.NPY_CDOUBLE
             or typenum == _FLOAT16_NUM or typenum == _BFLOAT16_NUM):
         raise TypeError(f"apply: unsupported dtype {out.dtype}")
-    nthreads = max(1, min(nthreads, sb_omp_max_threads()))
+    nthreads = effective_num_threads(nthreads)
     with nogil:
         if typenum == cnp.NPY_FLOAT:
             _run(<const float*>gp, <const float*>yp, <float*>op, n, nthreads, 0)
@@ -194,6 +194,13 @@ def apply(cnp.ndarray g not None, cnp.ndarray y not None,
         else:
             _run(<const uint16_t*>gp, <const uint16_t*>yp, <uint16_t*>op,
                  n, nthreads, kind)
+
+
+cpdef int effective_num_threads(int requested) noexcept:
+    """Threads a kernel call really uses: ``requested``, capped by OpenMP's
+    limit in the calling thread (OMP_NUM_THREADS, threadpoolctl), and 1
+    without OpenMP."""
+    return max(1, min(requested, sb_omp_max_threads()))
 
 
 def use_simd_half(bint enable):

@@ -21,8 +21,12 @@ def sigmoid_backward(grad_output, output, /, *, dtype=None):
     dt = np.dtype(dtype) if dtype is not None else _dtypes.result_dtype(g, y)
     # 16-bit values: round the inputs to the compute dtype, widen to float32.
     work = np.float32 if dt in (_dtypes.FLOAT16, _dtypes.BFLOAT16) else dt
-    g = np.asarray(g, dtype=dt).astype(work)
-    y = np.asarray(y, dtype=dt).astype(work)
+    with np.errstate(all="ignore"):  # overflow and NaN are values here, not errors
+        return _compute(np.asarray(g, dtype=dt).astype(work),
+                        np.asarray(y, dtype=dt).astype(work), dt)
+
+
+def _compute(g, y, dt):
     if dt.kind == "c":
         # (1 - y) as NumPy subtracts complex(1, 0) - y, then p = (1 - y) * y,
         # then g * conj(p), each product expanded in real arithmetic.

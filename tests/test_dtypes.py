@@ -1,0 +1,113 @@
+"""Result dtypes: SPEC.md's promotion table, NEP 50 scalars, dtype=, errors."""
+import re
+
+import numpy as np
+import pytest
+
+from sigmoid_backward import sigmoid_backward, reference
+
+from helpers import ALL_DTYPES, BF16, assert_same, random_array
+
+f16, bf16, f32, f64, c64, c128 = ALL_DTYPES
+# SPEC.md, "Shapes, layout, promotion": row promoted with column.
+TABLE = {
+    f16: [f16, f32, f32, f64, c64, c128],
+    bf16: [f32, bf16, f32, f64, c64, c128],
+    f32: [f32, f32, f32, f64, c64, c128],
+    f64: [f64, f64, f64, f64, c128, c128],
+    c64: [c64, c64, c64, c128, c64, c128],
+    c128: [c128, c128, c128, c128, c128, c128],
+}
+PAIRS = [(a, b, TABLE[a][i]) for a in ALL_DTYPES for i, b in enumerate(ALL_DTYPES)]
+
+
+@pytest.mark.parametrize("a, b, expected", PAIRS, ids=[f"{a}-{b}" for a, b, _ in PAIRS])
+def test_promotion_table(a, b, expected):
+    rng = np.random.default_rng(0)
+    g, y = random_array(rng, 257, a), random_array(rng, 257, b)
+    result = sigmoid_backward(g, y)
+    assert result.dtype == expected
+    assert_same(result, reference.sigmoid_backward(g, y))
+    # The inputs are rounded to the compute dtype first, then computed.
+    assert_same(result, reference.sigmoid_backward(g.astype(expected), y.astype(expected)))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("scalar, kind", [(0.25, "f"), (2, "i"), (True, "b")])
+def test_python_real_scalars_are_weak(dtype, scalar, kind):
+    a = random_array(np.random.default_rng(1), 33, dtype)
+    for args in [(a, scalar), (scalar, a)]:
+        result = sigmoid_backward(*args)
+        assert result.dtype == dtype
+        assert_same(result, reference.sigmoid_backward(*args))
+
+
+@pytest.mark.parametrize("dtype, expected", [(f16, c64), (bf16, c64), (f32, c64),
+                                             (f64, c128), (c64, c64), (c128, c128)], ids=str)
+def test_python_complex_scalar(dtype, expected):
+    a = random_array(np.random.default_rng(1), 9, dtype)
+    result = sigmoid_backward(a, 0.5 + 0.25j)
+    assert result.dtype == expected
+    assert_same(result, reference.sigmoid_backward(a, 0.5 + 0.25j))
+
+
+def test_numpy_scalars_are_strong():
+    a = np.ones(3, np.float32)
+    assert sigmoid_backward(a, np.float64(0.5)).dtype == f64
+    assert sigmoid_backward(a, np.float16(0.5)).dtype == f32
+
+
+@pytest.mark.parametrize("int_dtype", [np.bool_, np.int8, np.uint8, np.int32, np.int64, np.uint64])
+def test_integer_and_bool_inputs_compute_in_float64(int_dtype):
+    g = np.array([1, 0, 1], int_dtype)
+    y = np.array([1, 1, 0], int_dtype)
+    result = sigmoid_backward(g, y)
+    assert result.dtype == f64
+    assert_same(result, reference.sigmoid_backward(g.astype(f64), y.astype(f64)))
+    assert sigmoid_backward([[1, 1], [1, 1]], [[1, 2], [3, 4]]).tolist() == [[0, -2], [-6, -12]]
+
+
+def test_integer_with_float_follows_numpy():
+    assert sigmoid_backward(np.ones(2, np.int8), np.ones(2, f32)).dtype == f32
+    assert sigmoid_backward(np.ones(2, np.int32), np.ones(2, f32)).dtype == f64
+    assert sigmoid_backward(np.ones(2, np.int8), np.ones(2, f16)).dtype == f16
+    assert sigmoid_backward(np.ones(2, np.int8), np.ones(2, bf16)).dtype == bf16
+    assert sigmoid_backward(np.ones(2, np.int32), np.ones(2, bf16)).dtype == f64
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_dtype_forces_compute_and_result(dtype):
+    rng = np.random.default_rng(4)
+    g, y = rng.standard_normal(50), rng.random(50)          # float64 inputs
+    if dtype.kind == "c":
+        g = g + 0.5j
+    result = sigmoid_backward(g, y, dtype=dtype)
+    assert result.dtype == dtype
+    assert_same(result, reference.sigmoid_backward(g.astype(dtype), y.astype(dtype)))
+
+
+def test_dtype_may_not_cast_complex_to_real():
+    with pytest.raises(TypeError, match=r"grad_output of dtype complex128 .*float32"):
+        sigmoid_backward(np.ones(2, complex), np.ones(2), dtype=np.float32)
+
+
+@pytest.mark.parametrize("bad", [np.int32, np.bool_, object, "U3", np.longdouble])
+def test_dtype_argument_must_be_supported(bad):
+    with pytest.raises(TypeError, match=r"dtype=.* is not supported"):
+        sigmoid_backward(np.ones(2), np.ones(2), dtype=bad)
+
+
+@pytest.mark.parametrize("bad", [
+    np.array(["a", "b"]), np.array([1, 2], object), np.array([1, 2], "datetime64[s]"),
+    np.array([1, 2], "timedelta64[s]"), np.zeros(2, [("x", "f4")]), np.zeros(2, "V4"),
+    np.array([b"x", b"y"])], ids=lambda a: str(a.dtype))
+def test_unsupported_input_dtypes_raise_typeerror_naming_dtype(bad):
+    with pytest.raises(TypeError, match=re.escape(f"grad_output has unsupported dtype {bad.dtype}")):
+        sigmoid_backward(bad, np.ones(2))
+    with pytest.raises(TypeError, match=re.escape(f"output has unsupported dtype {bad.dtype}")):
+        sigmoid_backward(np.ones(2), bad)
+
+
+def test_extended_precision_promotes_to_unsupported():
+    with pytest.raises(TypeError, match="promote to unsupported dtype"):
+        sigmoid_backward(np.ones(2, np.longdouble), np.ones(2))

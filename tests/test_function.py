@@ -1,0 +1,302 @@
+"""The function as a NumPy user meets it: inputs, shapes, layouts, out=, errors."""
+import array
+import re
+
+import numpy as np
+import pytest
+
+from sigmoid_backward import sigmoid_backward, reference
+
+from helpers import ALL_DTYPES, BF16, assert_same, layouts, random_array
+
+RNG = np.random.default_rng(1234)
+
+
+# ---- inputs -----------------------------------------------------------------
+
+def test_nested_lists_and_scalars():
+    assert sigmoid_backward([[1.0, 1.0], [1.0, 1.0]], [[1, 2], [3, 4]]).tolist() == \
+        [[0, -2], [-6, -12]]
+    assert sigmoid_backward(1.0, [1.0, 2.0]).tolist() == [0, -2]
+
+
+def test_buffer_protocol_inputs():
+    g = array.array("f", [1, 1, 1, 1])
+    y = memoryview(np.array([1, 2, 3, 4], np.float32))
+    result = sigmoid_backward(g, y)
+    assert result.dtype == np.float32 and result.tolist() == [0, -2, -6, -12]
+    assert sigmoid_backward(bytearray(b"\x01\x02"), array.array("d", [2.0])).tolist() == [-2, -4]
+
+
+def test_dlpack_producer():
+    class Producer:  # exposes only DLPack, as a foreign array library would
+        def __init__(self, a):
+            self._a = a
+
+        def __dlpack__(self, **kwargs):
+            return self._a.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return self._a.__dlpack_device__()
+
+    g = np.ones(4, np.float32)
+    y = np.array([1, 2, 3, 4], np.float32)
+    assert sigmoid_backward(Producer(g), Producer(y)).tolist() == [0, -2, -6, -12]
+
+
+def test_memmap_and_readonly_inputs(tmp_path):
+    y = np.memmap(tmp_path / "y.bin", dtype=np.float32, mode="w+", shape=(1000,))
+    y[:] = RNG.random(1000)
+    y.flush()
+    y_ro = np.memmap(tmp_path / "y.bin", dtype=np.float32, mode="r", shape=(1000,))
+    g = RNG.standard_normal(1000).astype(np.float32)
+    g.flags.writeable = False
+    result = sigmoid_backward(g, y_ro)
+    assert type(result) is np.ndarray
+    assert_same(result, reference.sigmoid_backward(g, np.asarray(y_ro)))
+
+
+def test_bfloat16_arrays():
+    g = np.ones(4, BF16)
+    y = np.array([1, 2, 3, 4], BF16)
+    result = sigmoid_backward(g, y)
+    assert result.dtype == BF16 and result.astype(float).tolist() == [0, -2, -6, -12]
+
+
+def test_inputs_are_not_modified():
+    for dtype in ALL_DTYPES:
+        g, y = random_array(RNG, (5, 7), dtype), random_array(RNG, (7,), dtype)
+        g0, y0 = g.copy(), y.copy()
+        sigmoid_backward(g, y)
+        assert_same(g, g0)
+        assert_same(y, y0)
+
+
+# ---- shapes -----------------------------------------------------------------
+
+BROADCASTS = [((), ()), ((3,), ()), ((), (3,)), ((4, 1), (1, 5)), ((2, 3, 4), (4,)),
+              ((1, 4, 1, 1), (1, 1, 4, 4)), ((5, 1, 3), (1, 6, 1)), ((0,), (1,)),
+              ((2, 0, 1), (1, 3)), ((1,) * 10, (2,) * 9), ((1, 1 << 17), (2, 1))]
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("gs, ys", BROADCASTS, ids=[f"{a}-{b}" for a, b in BROADCASTS])
+def test_broadcasting(dtype, gs, ys):
+    g, y = random_array(RNG, gs, dtype), random_array(RNG, ys, dtype)
+    result = sigmoid_backward(g, y)
+    expected = reference.sigmoid_backward(g, y)
+    assert result.shape == np.broadcast_shapes(gs, ys)
+    if result.ndim:
+        assert result.flags.c_contiguous and type(result) is np.ndarray
+    assert_same(result, expected)
+
+
+def test_zero_d_inputs_return_a_scalar_like_a_ufunc():
+    for dtype in ALL_DTYPES:
+        g, y = np.array(1.0, dtype), np.array(3.0, dtype)
+        result = sigmoid_backward(g, y)
+        expected_type = type(np.add(g, g))
+        assert type(result) is expected_type and result.dtype == dtype
+        assert result == dtype.type(-6)
+    out = np.zeros((), np.float32)
+    assert sigmoid_backward(np.float32(1), np.float32(3), out=out) is out
+    assert out[()] == -6
+
+
+def test_more_than_eight_dimensions():
+    shape = (2, 1, 2, 1, 2, 1, 2, 1, 2, 3)
+    g = random_array(RNG, shape, np.float32)
+    y = random_array(RNG, (2, 2, 1, 2, 1, 2, 1, 2, 1, 1), np.float32)
+    assert_same(sigmoid_backward(g, y), reference.sigmoid_backward(g, y))
+
+
+# ---- layouts ----------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_every_layout_of_each_input(dtype):
+    rng = np.random.default_rng(7)
+    other = random_array(rng, (6, 40), dtype)
+    for name, a in layouts(rng, (6, 40), dtype):
+        assert_same(sigmoid_backward(a, other), reference.sigmoid_backward(a, other), name)
+        assert_same(sigmoid_backward(other, a), reference.sigmoid_backward(other, a), name)
+        assert_same(sigmoid_backward(a, a), reference.sigmoid_backward(a, a), name)
+
+
+def test_fortran_inputs_give_c_ordered_result():
+    g = np.asfortranarray(random_array(RNG, (30, 50), np.float64))
+    result = sigmoid_backward(g, g)
+    assert result.flags.c_contiguous
+    assert_same(result, reference.sigmoid_backward(g, g))
+
+
+def test_unaligned_input():
+    buf = np.zeros(4 * 1000 + 1, np.uint8)
+    g = buf[1:].view(np.float32)
+    assert not g.flags.aligned
+    g[:] = RNG.standard_normal(1000)
+    y = RNG.random(1000).astype(np.float32)
+    assert_same(sigmoid_backward(g, y), reference.sigmoid_backward(g, y))
+
+
+# ---- out= -------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_out_same_dtype(dtype):
+    g, y = random_array(RNG, (3, 5), dtype), random_array(RNG, (3, 5), dtype)
+    out = np.empty((3, 5), dtype)
+    assert sigmoid_backward(g, y, out=out) is out
+    assert_same(out, reference.sigmoid_backward(g, y))
+    out = np.empty((3, 5), dtype)
+    assert sigmoid_backward(g, y, out=(out,)) is out   # ufunc spelling
+
+
+@pytest.mark.parametrize("compute, out_dtype", [
+    (np.float64, np.float32), (np.float32, np.float16), (np.float32, BF16),
+    (np.float16, np.float64), (np.float32, np.complex128), (np.complex128, np.complex64)], ids=str)
+def test_out_casts_same_kind(compute, out_dtype):
+    g, y = random_array(RNG, 100, compute), random_array(RNG, 100, compute)
+    out = np.empty(100, out_dtype)
+    sigmoid_backward(g, y, out=out)
+    assert_same(out, reference.sigmoid_backward(g, y).astype(out_dtype))
+
+
+def test_out_layouts():
+    g, y = random_array(RNG, (8, 9), np.float32), random_array(RNG, (9,), np.float32)
+    expected = reference.sigmoid_backward(g, y)
+    for out in [np.empty((9, 8), np.float32).T, np.empty((16, 18), np.float32)[::2, ::2],
+                np.empty((8, 9), np.dtype(">f4")), np.empty((8, 9), np.float32)[::-1, ::-1]]:
+        sigmoid_backward(g, y, out=out)
+        assert_same(out.astype(np.float32), expected)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_in_place(dtype):
+    g, y = random_array(RNG, 1000, dtype), random_array(RNG, 1000, dtype)
+    expected = reference.sigmoid_backward(g, y)
+    assert sigmoid_backward(g, y, out=g) is g
+    assert_same(g, expected)
+    g2 = random_array(RNG, 1000, dtype)
+    expected = reference.sigmoid_backward(g2, y)
+    sigmoid_backward(g2, y, out=y)
+    assert_same(y, expected)
+
+
+def test_in_place_with_broadcast_other_input():
+    g = random_array(RNG, (40, 50), np.float64)
+    y = random_array(RNG, (50,), np.float64)
+    expected = reference.sigmoid_backward(g, y)
+    sigmoid_backward(g, y, out=g)
+    assert_same(g, expected)
+
+
+@pytest.mark.parametrize("shift", [1, -1, 3, 100, -100])
+def test_partial_overlap(shift):
+    base = random_array(RNG, 2000, np.float32)
+    n = 1000
+    g = base[500:500 + n]
+    out = base[500 + shift:500 + shift + n]
+    y = random_array(RNG, n, np.float32)
+    expected = reference.sigmoid_backward(g.copy(), y)
+    sigmoid_backward(g, y, out=out)
+    assert_same(out, expected)
+
+
+def test_overlap_through_reversed_view():
+    a = random_array(RNG, 1001, np.float64)
+    y = random_array(RNG, 1001, np.float64)
+    expected = reference.sigmoid_backward(a.copy(), y)
+    sigmoid_backward(a, y, out=a[::-1])
+    assert_same(a[::-1], expected)
+
+
+# ---- errors: clear, and nothing written ---------------------------------------
+
+def _untouched(out):
+    snapshot = out.copy()
+    return lambda: assert_same(out, snapshot)
+
+
+def test_shapes_that_do_not_broadcast():
+    with pytest.raises(ValueError, match=re.escape("grad_output with shape (3,) and "
+                                                   "output with shape (4,)")):
+        sigmoid_backward(np.ones(3), np.ones(4))
+    out = np.full(3, 7.0)
+    check = _untouched(out)
+    with pytest.raises(ValueError):
+        sigmoid_backward(np.ones((2, 3)), np.ones((3, 3)), out=out)
+    check()
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (5,), (1, 5), (2, 3, 5), ()])
+def test_out_of_wrong_shape(shape):
+    out = np.full(shape, 7.0)
+    check = _untouched(out)
+    with pytest.raises(ValueError, match=re.escape(f"out has shape {shape}, but the "
+                                                   "broadcast shape of grad_output and output is (2, 5)")):
+        sigmoid_backward(np.ones((2, 5)), np.ones(5), out=out)
+    check()
+
+
+def test_read_only_out():
+    out = np.full(4, 7.0)
+    out.flags.writeable = False
+    with pytest.raises(ValueError, match=r"out \(dtype float64, shape \(4,\)\) is read-only"):
+        sigmoid_backward(np.ones(4), np.ones(4), out=out)
+    assert (out == 7).all()
+
+
+@pytest.mark.parametrize("g_dtype, out_dtype", [
+    (np.complex64, np.float32), (np.float32, np.int32), (np.float64, np.bool_),
+    (np.complex128, BF16), (np.float32, object), (np.float32, "U5")], ids=str)
+def test_out_unsafe_cast(g_dtype, out_dtype):
+    out = np.zeros(4, out_dtype)
+    check = _untouched(out) if out.dtype.kind not in "OU" else lambda: None
+    with pytest.raises(TypeError, match="cannot cast the result from .* to out's dtype"):
+        sigmoid_backward(np.ones(4, g_dtype), np.ones(4, g_dtype), out=out)
+    check()
+
+
+def test_out_not_an_array():
+    with pytest.raises(TypeError, match="out must be a numpy.ndarray, got list"):
+        sigmoid_backward(np.ones(2), np.ones(2), out=[0.0, 0.0])
+
+
+def test_errors_leave_out_untouched_for_bad_inputs():
+    out = np.full(2, 7.0)
+    check = _untouched(out)
+    for args, kwargs, exc in [
+        ((np.array(["a", "b"]), np.ones(2)), {}, TypeError),
+        ((np.ones(2), np.ones(2)), {"dtype": np.int64}, TypeError),
+        ((np.ones(2), np.ones(2)), {"num_threads": 0}, ValueError),
+        ((np.ones(2), [[1.0], [1.0, 2.0]]), {}, ValueError),
+    ]:
+        with pytest.raises(exc):
+            sigmoid_backward(*args, out=out, **kwargs)
+        check()
+
+
+def test_ragged_list_names_the_argument():
+    with pytest.raises(ValueError, match="output: cannot make an array"):
+        sigmoid_backward(np.ones(2), [[1.0], [1.0, 2.0]])
+
+
+def test_object_whose_array_export_raises():
+    class Bad:
+        def __array__(self, dtype=None, copy=None):
+            raise RuntimeError("no array for you")
+
+    with pytest.raises(TypeError, match="grad_output: cannot make an array of a Bad"):
+        sigmoid_backward(Bad(), np.ones(2))
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True])
+def test_num_threads_validated(bad):
+    with pytest.raises((TypeError, ValueError), match="num_threads"):
+        sigmoid_backward(np.ones(2), np.ones(2), num_threads=bad)
+
+
+def test_positional_only_and_keyword_only():
+    with pytest.raises(TypeError):
+        sigmoid_backward(grad_output=np.ones(2), output=np.ones(2))
+    with pytest.raises(TypeError):
+        sigmoid_backward(np.ones(2), np.ones(2), None, np.float32)

@@ -1,0 +1,111 @@
+"""Threads: the count policy, threadpoolctl, and results that never depend on it."""
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import sigmoid_backward as sb
+from sigmoid_backward import sigmoid_backward, reference
+from sigmoid_backward._kernels import effective_num_threads
+
+from helpers import ALL_DTYPES, assert_same, random_array
+
+needs_openmp = pytest.mark.skipif(not sb.OPENMP_ENABLED, reason="built without OpenMP")
+
+
+@pytest.fixture
+def restore_threads():
+    yield
+    sb.set_num_threads(None)
+
+
+def _default_in_subprocess(env_value):
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    if env_value is not None:
+        env["OMP_NUM_THREADS"] = env_value
+    code = "import sigmoid_backward as s; print(s.get_num_threads())"
+    return int(subprocess.check_output([sys.executable, "-c", code], env=env, text=True))
+
+
+def test_default_follows_omp_num_threads():
+    assert _default_in_subprocess("3") == 3
+    assert _default_in_subprocess("5,2") == 5
+
+
+def test_default_is_the_cpus_this_process_may_use():
+    assert _default_in_subprocess(None) == len(os.sched_getaffinity(0))
+    assert _default_in_subprocess("garbage") == len(os.sched_getaffinity(0))
+
+
+def test_set_num_threads(restore_threads):
+    sb.set_num_threads(7)
+    assert sb.get_num_threads() == 7
+    sb.set_num_threads(None)
+    assert sb.get_num_threads() == _default_in_subprocess(os.environ.get("OMP_NUM_THREADS"))
+    for bad in [0, -2]:
+        with pytest.raises(ValueError, match="n must be >= 1"):
+            sb.set_num_threads(bad)
+    for bad in [1.5, "2", True]:
+        with pytest.raises(TypeError, match="n must be an integer"):
+            sb.set_num_threads(bad)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_results_identical_for_every_thread_count(dtype):
+    rng = np.random.default_rng(9)
+    n = 300_001  # above the serial cutoff for every dtype, odd so parts are uneven
+    g, y = random_array(rng, n, dtype), random_array(rng, n, dtype)
+    results = [sigmoid_backward(g, y, num_threads=t) for t in (1, 2, 3)]
+    for r in results[1:]:
+        assert_same(r, results[0])
+    assert_same(results[0], reference.sigmoid_backward(g, y))
+
+
+@needs_openmp
+def test_threadpoolctl_limit_is_honoured():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    assert any(info["user_api"] == "openmp" for info in threadpoolctl.threadpool_info())
+    assert effective_num_threads(2) == min(2, os.cpu_count())
+    rng = np.random.default_rng(10)
+    g, y = random_array(rng, 500_000, np.float32), random_array(rng, 500_000, np.float32)
+    unlimited = sigmoid_backward(g, y, num_threads=2)
+    with threadpoolctl.threadpool_limits(1, user_api="openmp"):
+        assert effective_num_threads(2) == 1
+        limited = sigmoid_backward(g, y, num_threads=2)
+    assert effective_num_threads(2) == min(2, os.cpu_count())
+    assert_same(limited, unlimited)
+
+
+def test_effective_threads_never_below_one():
+    assert effective_num_threads(0) == 1
+    assert effective_num_threads(-5) == 1
+
+
+def test_many_python_threads_at_once():
+    rng = np.random.default_rng(11)
+    cases = []
+    for i, dtype in enumerate(ALL_DTYPES * 2):
+        shape = (1000 + 37 * i,) if i % 2 else (70_000 + i,)
+        g, y = random_array(rng, shape, dtype), random_array(rng, (1,) if i % 3 == 0 else shape, dtype)
+        cases.append((g, y, reference.sigmoid_backward(g, y)))
+    errors = []
+    barrier = threading.Barrier(8)
+
+    def worker(k):
+        barrier.wait()
+        try:
+            for j in range(25):
+                g, y, expected = cases[(k + j) % len(cases)]
+                assert_same(sigmoid_backward(g, y, num_threads=1 + j % 2), expected)
+        except BaseException as exc:  # reported in the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
