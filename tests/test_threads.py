@@ -109,3 +109,36 @@ def test_many_python_threads_at_once():
     for t in threads:
         t.join()
     assert not errors, errors[0]
+
+
+def test_gil_is_released_while_computing():
+    """Another Python thread keeps running during a long kernel call."""
+    g = np.ones(20_000_000, np.float32)
+    y = np.full(20_000_000, 0.5, np.float32)
+    out = np.empty_like(g)
+    inside = threading.Event()
+    done = threading.Event()
+    progress_inside = 0
+
+    def compute():
+        for _ in range(3):
+            inside.set()
+            sigmoid_backward(g, y, out=out, num_threads=1)
+            inside.clear()
+        done.set()
+
+    worker = threading.Thread(target=compute)
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-4)
+    try:
+        worker.start()
+        while not done.is_set():
+            if inside.is_set():
+                progress_inside += 1
+        worker.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert out[0] == 0.25
+    # Holding the GIL for the whole call (3 x ~20 ms) would leave only the
+    # few switch intervals around each call (~1,000 iterations each).
+    assert progress_inside > 100_000
