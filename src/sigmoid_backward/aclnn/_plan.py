@@ -93,6 +93,12 @@ class Plan:
             return np.ndarray(self.out.shape, self.dtype, buffer=workspace,
                               offset=base + offset, order=self.order)
 
+        # IEEE results (inf on overflow, NaN) are the operator's contract, not
+        # warnings; the error state is per thread, so set it where we run.
+        with np.errstate(all="ignore"):
+            self._run(staging)
+
+    def _run(self, staging):
         g = self.g if self.g_region is None else staging(self.g_region)
         y = self.y if self.y_region is None else staging(self.y_region)
         out = self.out if self.out_region is None else staging(self.out_region)
