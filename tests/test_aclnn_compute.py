@@ -3,11 +3,13 @@ every dtype (with BF16 gated per SoC), promotion, broadcasting, strided and
 offset views, 0-d and empty tensors, every format, every kind of buffer."""
 import array
 import mmap
+import warnings
 
 import ml_dtypes
 import numpy as np
 import pytest
 
+import sigmoid_backward
 from sigmoid_backward import aclnn
 from sigmoid_backward.aclnn import (ACL_BF16, ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16,
                                     ACL_FORMAT_ND, ACLNN_ERR_PARAM_INVALID, ACLNN_SUCCESS,
@@ -275,3 +277,31 @@ def test_nan_and_inf_pass_through():
     gi, buf = make([6], ACL_FLOAT)
     run(g, y, gi)
     assert_same(buf, expected(g_vals, y_vals, ACL_FLOAT))
+
+
+def test_overflow_gives_inf_without_warnings():
+    """IEEE results are the contract: no RuntimeWarning from phase 2."""
+    g_vals = np.array([1e300, -1e300, 3.0], np.float64)
+    y_vals = np.array([0.5, 0.5, 0.5], np.float64)
+    g, y = make([3], ACL_DOUBLE, g_vals)[0], make([3], ACL_DOUBLE, y_vals)[0]
+    gi, buf = make([3], ACL_FLOAT)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run(g, y, gi)
+    assert buf.tolist() == [np.inf, -np.inf, 0.75]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_results_do_not_depend_on_threads(threads):
+    """Large enough for the kernel's parallel path, through staging too."""
+    rng = np.random.default_rng(16)
+    g_vals = sample(np.float32, [300, 1], rng, "g")
+    y_vals = sample(np.float16, [1, 400], rng, "y")
+    g, y = make([300, 1], ACL_FLOAT, g_vals)[0], make([1, 400], ACL_FLOAT16, y_vals)[0]
+    gi, buf = make([300, 400], ACL_FLOAT)
+    sigmoid_backward.set_num_threads(threads)
+    try:
+        run(g, y, gi)
+    finally:
+        sigmoid_backward.set_num_threads(None)
+    assert_same(buf.reshape(300, 400), expected(g_vals, y_vals, ACL_FLOAT))

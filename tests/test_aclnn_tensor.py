@@ -83,6 +83,7 @@ def test_numpy_integers_are_accepted():
     ({"data": None}, ["tensor_data", "buffer protocol"]),
     ({"data": [0] * 16}, ["tensor_data", "buffer protocol"]),
     ({"data": np.zeros(32, np.uint8)[::2]}, ["contiguous"]),
+    ({"data": memoryview(bytearray(32))[::2]}, ["contiguous"]),
     ({"data": np.zeros(16, object)}, ["Python objects"]),
     ({"data": memoryview(np.zeros(16, object))}, ["Python objects"]),
 ])
@@ -213,3 +214,12 @@ def test_element_view_is_the_descriptor():
     buf = np.arange(12, dtype=np.float64)
     t = aclCreateTensor([2, 3], ACL_DOUBLE, [5, 2], 1, ACL_FORMAT_ND, [12], buf)
     assert np.array_equal(t._elements(), gather(buf, [2, 3], [5, 2], 1))
+
+
+@pytest.mark.parametrize("field", ["view_dims", "data_type", "stride", "offset", "format",
+                                   "storage_dims"])
+def test_descriptor_is_read_only(field):
+    """The bounds proof must keep holding: no field can change after creation."""
+    t = create()
+    with pytest.raises(AttributeError):
+        setattr(t, field, getattr(t, field))

@@ -89,8 +89,24 @@ def _broadcast(a, b):
     return tuple(shape)
 
 
-def _phase1(gradOutput, output, gradInput):
-    """Checks and plan; returns (status, workspace_size, executor)."""
+def aclnnSigmoidBackwardGetWorkspaceSize(gradOutput, output, gradInput):
+    """Phase 1: check the call and plan it.
+
+    Parameters
+    ----------
+    gradOutput, output : aclTensor
+        The inputs; they broadcast against each other (NumPy rules).
+    gradInput : aclTensor
+        The output, of the broadcast shape, on a writable buffer.
+
+    Returns
+    -------
+    (aclnnStatus, int, aclOpExecutor or None)
+        The status, the workspace bytes phase 2 needs (0 for contiguous
+        tensors of one dtype and shape) and the executor; on failure
+        ``(status, 0, None)``, with ``aclGetRecentErrMsg()`` naming the check
+        that failed and the tensor, its dtype and its shape.
+    """
     named = (("gradOutput", gradOutput), ("output", output), ("gradInput", gradInput))
 
     def invalid(check, message):
@@ -149,8 +165,8 @@ def _phase1(gradOutput, output, gradInput):
         return invalid("5 (shape)", f"gradOutput and output broadcast to shape "
                        f"{list(shape)}, but {_describe('gradInput', gradInput)} differs")
     if not gradInput.writable:
-        return invalid("5 (shape)", f"{_describe('gradInput', gradInput)} is backed by a "
-                       f"read-only buffer")
+        return invalid("5 (writable gradInput)",
+                       f"{_describe('gradInput', gradInput)} is backed by a read-only buffer")
 
     tensors = (gradOutput, output, gradInput)
     # 6. empty inputs: nothing to compute.
@@ -162,30 +178,9 @@ def _phase1(gradOutput, output, gradInput):
             aclOpExecutor(plan, tensors, plan.workspace_size))
 
 
-def aclnnSigmoidBackwardGetWorkspaceSize(gradOutput, output, gradInput):
-    """Phase 1: check the call and plan it.
-
-    Parameters
-    ----------
-    gradOutput, output : aclTensor
-        The inputs; they broadcast against each other (NumPy rules).
-    gradInput : aclTensor
-        The output, of the broadcast shape, on a writable buffer.
-
-    Returns
-    -------
-    (aclnnStatus, int, aclOpExecutor or None)
-        The status, the workspace bytes phase 2 needs (0 for contiguous
-        tensors of one dtype and shape) and the executor; on failure
-        ``(status, 0, None)``, with ``aclGetRecentErrMsg()`` naming the check
-        that failed and the tensor, its dtype and its shape.
-    """
-    return _phase1(gradOutput, output, gradInput)
-
-
-def _workspace(workspace, workspace_size, need, executor):
-    """The checked workspace as a uint8 array (None when none is needed),
-    or the failure status."""
+def _workspace(workspace, workspace_size, plan, need):
+    """The checked workspace as a uint8 array (None when ``plan`` needs
+    none), or the failure status."""
     def invalid(message):
         return fail(aclnnStatus.ACLNN_ERR_PARAM_INVALID, f"{_PHASE2}: {message}")
 
@@ -205,7 +200,6 @@ def _workspace(workspace, workspace_size, need, executor):
     if data.nbytes < workspace_size:
         return invalid(f"workspace holds {data.nbytes} bytes, but workspace_size says "
                        f"{workspace_size}")
-    plan = executor._plan
     for name, arr in (("gradOutput", plan.g), ("output", plan.y), ("gradInput", plan.out)):
         if np.may_share_memory(data, arr):
             return invalid(f"workspace overlaps the memory of {name}")
@@ -261,7 +255,7 @@ def aclnnSigmoidBackward(workspace, workspace_size, executor, stream):
         if executor._state == _RAN:
             return invalid("the executor already ran; executors are single use unless "
                            "aclSetAclOpExecutorRepeatable is called right after phase 1")
-        ws = _workspace(workspace, workspace_size, executor._workspace_size, executor)
+        ws = _workspace(workspace, workspace_size, executor._plan, executor._workspace_size)
         if isinstance(ws, aclnnStatus):
             return ws
         # The run holds the plan and the workspace, whatever happens to the

@@ -28,6 +28,9 @@ class _Invalid(ValueError):
 class aclTensor:
     """A tensor descriptor over caller memory (create with aclCreateTensor).
 
+    The descriptor is read-only: the bounds proof made at creation must keep
+    holding.
+
     Attributes
     ----------
     view_dims, stride, storage_dims : tuple of int
@@ -39,19 +42,20 @@ class aclTensor:
         Any value is kept; the operator does not look at it.
     """
 
-    __slots__ = ("view_dims", "data_type", "stride", "offset", "format",
-                 "storage_dims", "_bytes", "_reach", "__weakref__")
+    __slots__ = ("_descriptor", "_bytes", "_reach", "__weakref__")
 
     def __init__(self, view_dims, data_type, stride, offset, format, storage_dims,
                  data, reach):
-        self.view_dims = view_dims
-        self.data_type = data_type
-        self.stride = stride
-        self.offset = offset
-        self.format = format
-        self.storage_dims = storage_dims
+        self._descriptor = (view_dims, data_type, stride, offset, format, storage_dims)
         self._bytes = data      # 1-d uint8 view of the buffer; None once destroyed
         self._reach = reach     # highest element index the view reaches, or None if empty
+
+    view_dims = property(lambda self: self._descriptor[0])
+    data_type = property(lambda self: self._descriptor[1])
+    stride = property(lambda self: self._descriptor[2])
+    offset = property(lambda self: self._descriptor[3])
+    format = property(lambda self: self._descriptor[4])
+    storage_dims = property(lambda self: self._descriptor[5])
 
     def __repr__(self):
         state = " (destroyed)" if self.destroyed else ""
