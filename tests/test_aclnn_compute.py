@@ -212,7 +212,8 @@ def test_buffer_kinds(kind):
     got = np.frombuffer(memoryview(gi_buf).cast("B") if not isinstance(gi_buf, np.ndarray)
                         else gi_buf.tobytes(order="A"), np.float32)
     assert_same(got, expected(g_vals, y_vals, ACL_FLOAT))
-    aclnn.aclDestroyTensor(g), aclnn.aclDestroyTensor(y), aclnn.aclDestroyTensor(gi)
+    for t in (g, y, gi):   # releases the exports (an mmap can close again)
+        assert aclnn.aclDestroyTensor(t) == ACLNN_SUCCESS
 
 
 def test_read_only_input_buffers():

@@ -11,7 +11,6 @@ import threading
 import numpy as np
 import pytest
 
-from sigmoid_backward import aclnn
 from sigmoid_backward.aclnn import (ACL_DOUBLE, ACL_FLOAT, ACLNN_ERR_PARAM_INVALID,
                                     ACLNN_ERR_PARAM_NULLPTR, ACLNN_ERR_RUNTIME_ERROR,
                                     ACLNN_SUCCESS, aclGetRecentErrMsg, aclnnSigmoidBackward,

@@ -13,7 +13,7 @@ from sigmoid_backward.aclnn import (ACL_BF16, ACL_DOUBLE, ACL_FLOAT, ACL_FORMAT_
                                     aclCreateTensor, aclDestroyTensor, aclGetRecentErrMsg,
                                     tensor_from_array)
 
-from aclnn_support import assert_same, expected, gather, make, run, sample
+from aclnn_support import assert_same, expected, gather, run, sample
 
 BIG = 2 ** 63 - 1
 

@@ -6,7 +6,6 @@ import weakref
 import numpy as np
 import pytest
 
-from sigmoid_backward import aclnn
 from sigmoid_backward.aclnn import (ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_FORMAT_ND,
                                     ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID,
                                     ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS,
