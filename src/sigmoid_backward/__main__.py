@@ -6,6 +6,7 @@ import timeit
 import numpy as np
 
 from . import OPENMP_ENABLED, get_num_threads, sigmoid_backward
+from .aclnn import example as aclnn_example
 
 
 def _example():
@@ -36,6 +37,7 @@ def main(argv=None):
               file=sys.stderr)
         return 2
     _example()
+    aclnn_example.main()
     _timing()
     return 0
 

@@ -1,0 +1,141 @@
+"""Helpers shared by the tests of sigmoid_backward.aclnn (test_aclnn_*.py).
+
+The oracle side never goes through the code under test: logical arrays are
+gathered from the buffers by explicit index arithmetic (not as_strided), the
+expected values come from ``sigmoid_backward.reference``, and comparisons are
+bit for bit (NaN compared as NaN).
+"""
+import numpy as np
+import ml_dtypes
+
+from sigmoid_backward import reference
+from sigmoid_backward import aclnn
+
+# SPEC.md's dtypes, written out here rather than imported from the package.
+NP_OF = {
+    aclnn.ACL_FLOAT: np.dtype(np.float32),
+    aclnn.ACL_FLOAT16: np.dtype(np.float16),
+    aclnn.ACL_DOUBLE: np.dtype(np.float64),
+    aclnn.ACL_COMPLEX64: np.dtype(np.complex64),
+    aclnn.ACL_COMPLEX128: np.dtype(np.complex128),
+    aclnn.ACL_BF16: np.dtype(ml_dtypes.bfloat16),
+}
+SIX = list(NP_OF)
+UNSUPPORTED = [t for t in aclnn.aclDataType if t not in NP_OF]
+
+# SPEC.md's promotion table, literally.
+_F16, _BF16, _F32, _F64, _C64, _C128 = (aclnn.ACL_FLOAT16, aclnn.ACL_BF16, aclnn.ACL_FLOAT,
+                                        aclnn.ACL_DOUBLE, aclnn.ACL_COMPLEX64,
+                                        aclnn.ACL_COMPLEX128)
+_ORDER = [_F16, _BF16, _F32, _F64, _C64, _C128]
+_TABLE = [
+    [_F16, _F32, _F32, _F64, _C64, _C128],
+    [_F32, _BF16, _F32, _F64, _C64, _C128],
+    [_F32, _F32, _F32, _F64, _C64, _C128],
+    [_F64, _F64, _F64, _F64, _C128, _C128],
+    [_C64, _C64, _C64, _C128, _C64, _C128],
+    [_C128, _C128, _C128, _C128, _C128, _C128],
+]
+
+
+def promote(a, b):
+    return _TABLE[_ORDER.index(a)][_ORDER.index(b)]
+
+
+def castable(src, dst):
+    """SPEC.md: any cast but complex to real."""
+    return not (src in (_C64, _C128) and dst not in (_C64, _C128))
+
+
+def contiguous_strides(dims):
+    strides = [1] * len(dims)
+    for i in range(len(dims) - 2, -1, -1):
+        strides[i] = dims[i + 1] * strides[i + 1]
+    return strides
+
+
+def sample(dtype, shape, rng, kind):
+    """Values for gradOutput (kind 'g') or output (kind 'y'), no NaN."""
+    dt = np.dtype(dtype)
+    if kind == "g":
+        re, im = rng.uniform(-3, 3, shape), rng.uniform(-3, 3, shape)
+    else:
+        re, im = rng.uniform(-0.5, 1.5, shape), rng.uniform(-0.5, 0.5, shape)
+    if dt.kind == "c":
+        return (re + 1j * im).astype(dt)
+    return re.astype(dt)
+
+
+def make(dims, data_type, values=None, *, stride=None, offset=0, storage=None, fill=0,
+         fmt=aclnn.ACL_FORMAT_ND):
+    """A tensor over a fresh numpy buffer of ``storage`` elements, with
+    ``values`` (logical, C order) placed by explicit index arithmetic.
+
+    Returns (tensor, buffer): the buffer is the typed numpy storage.
+    """
+    dims = list(dims)
+    stride = contiguous_strides(dims) if stride is None else list(stride)
+    if storage is None:
+        storage = offset + sum((d - 1) * s for d, s in zip(dims, stride)) + 1 \
+            if all(dims) else 0
+    buf = np.full(storage, fill, NP_OF[data_type])
+    if values is not None:
+        buf[indices(dims, stride, offset)] = np.asarray(values, NP_OF[data_type])
+    tensor = aclnn.aclCreateTensor(dims, data_type, stride, offset, fmt, [storage], buf)
+    assert tensor is not None, aclnn.aclGetRecentErrMsg()
+    return tensor, buf
+
+
+def raw(dims, data_type):
+    """A contiguous tensor of any aclDataType over a zeroed bytearray."""
+    dims = list(dims)
+    size = int(np.prod(dims))
+    tensor = aclnn.aclCreateTensor(dims, data_type, contiguous_strides(dims), 0,
+                                   aclnn.ACL_FORMAT_ND, [size], bytearray(16 * size))
+    assert tensor is not None, aclnn.aclGetRecentErrMsg()
+    return tensor
+
+
+def indices(dims, stride, offset):
+    """Storage index of every element of the view, by explicit arithmetic."""
+    idx = np.full(tuple(dims), offset, np.int64)
+    if idx.size:
+        grid = np.indices(tuple(dims), dtype=np.int64)
+        for k, s in enumerate(stride):
+            idx += grid[k] * s
+    return idx
+
+
+def gather(buf, dims, stride, offset):
+    """The view's logical array out of a typed buffer (a copy)."""
+    return np.asarray(buf)[indices(dims, stride, offset)]
+
+
+def expected(g, y, out_type):
+    """The reference result cast to gradInput's dtype."""
+    with np.errstate(invalid="ignore", over="ignore"):  # NaN and inf inputs are on purpose
+        return np.asarray(reference.sigmoid_backward(g, y)).astype(NP_OF[out_type])
+
+
+def assert_same(actual, want):
+    actual, want = np.asarray(actual), np.asarray(want)
+    assert actual.dtype == want.dtype and actual.shape == want.shape, \
+        (actual.dtype, actual.shape, want.dtype, want.shape)
+    if actual.dtype.kind == "c":
+        actual = np.stack([actual.real, actual.imag])
+        want = np.stack([want.real, want.imag])
+    a32, w32 = actual.astype(np.float64), want.astype(np.float64)
+    nan = np.isnan(w32)
+    assert np.array_equal(np.isnan(a32), nan), (actual, want)
+    bits = np.dtype(f"u{actual.dtype.itemsize}")
+    assert np.array_equal(actual.view(bits)[~nan], want.view(bits)[~nan]), (actual, want)
+
+
+def run(g, y, gi, stream=None):
+    """Both phases (and a synchronize); returns the phase-1 workspace size."""
+    status, size, executor = aclnn.aclnnSigmoidBackwardGetWorkspaceSize(g, y, gi)
+    aclnn.check(status)
+    workspace = bytearray(size) if size else None
+    aclnn.check(aclnn.aclnnSigmoidBackward(workspace, size, executor, stream))
+    aclnn.check(aclnn.aclrtSynchronizeStream(stream))
+    return size
