@@ -13,7 +13,8 @@ Everything that can fail is checked before the first element is written.
 """
 import numpy as np
 
-from . import _dtypes, _threads
+from . import _dask, _dtypes, _threads
+from ._inputs import as_array as _as_array
 from ._kernels import apply as _apply
 
 # Elements per nditer block: large enough that the per-block Python cost is
@@ -24,24 +25,6 @@ _IN_FLAGS = ["readonly", "contig", "aligned", "nbo"]
 _OUT_FLAGS = ["writeonly", "contig", "aligned", "nbo", "no_broadcast"]
 _ITER_FLAGS = ["external_loop", "buffered", "grow_inner", "zerosize_ok",
                "copy_if_overlap"]
-
-
-def _as_array(obj, name):
-    """Any ``numpy.asarray`` input, or a DLPack producer, as an ndarray."""
-    if type(obj) is np.ndarray:
-        return obj
-    try:
-        if hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
-            try:
-                return np.from_dlpack(obj)
-            except (TypeError, ValueError, BufferError, RuntimeError, AttributeError):
-                pass  # e.g. a dtype DLPack cannot carry: try __array__ below
-        return np.asarray(obj)
-    except ValueError as exc:  # ragged nested sequences, among others
-        raise ValueError(f"{name}: cannot make an array of it: {exc}") from exc
-    except Exception as exc:
-        raise TypeError(f"{name}: cannot make an array of a "
-                        f"{type(obj).__name__}: {exc}") from exc
 
 
 def _operand(obj, name):
@@ -79,6 +62,11 @@ def _check_out(out, shape, dt):
                          f"grad_output and output is {shape}")
     if not out.flags.writeable:
         raise ValueError(f"out (dtype {out.dtype}, shape {out.shape}) is read-only")
+    if any(s == 0 and n > 1 for s, n in zip(out.strides, out.shape)):
+        # Several results would land on one element; np.nditer may also hand
+        # such an out to the kernel unbuffered, which rejects it part way.
+        raise ValueError(f"out (dtype {out.dtype}, shape {out.shape}) has a zero "
+                         f"stride: its elements overlap")
     if not ((out.dtype.kind in "fc" and out.dtype.fields is None)
             or out.dtype == _dtypes.BFLOAT16) or not _dtypes.can_cast(dt, out.dtype):
         raise TypeError(f"cannot cast the result from {dt} to out's dtype "
@@ -123,9 +111,11 @@ def sigmoid_backward(grad_output, output, /, out=None, *, dtype=None, num_thread
 
     Parameters
     ----------
-    grad_output : array_like
-        Gradient of the loss with respect to the sigmoid's output.
-    output : array_like
+    grad_output : array_like, DLPack producer or dask.array.Array
+        Gradient of the loss with respect to the sigmoid's output.  DLPack
+        producers (PyTorch CPU tensors, JAX arrays) are read without a copy;
+        a bfloat16 tensor gives an ml_dtypes bfloat16 result.
+    output : array_like, DLPack producer or dask.array.Array
         The sigmoid's forward output ``y = sigmoid(x)``.  Broadcasts against
         ``grad_output`` by NumPy's rules.
     out : ndarray, optional
@@ -143,9 +133,11 @@ def sigmoid_backward(grad_output, output, /, out=None, *, dtype=None, num_thread
 
     Returns
     -------
-    ndarray or scalar
+    ndarray or scalar or dask.array.Array
         ``out`` if given; else a new C-ordered array, or a NumPy scalar when
-        both inputs are 0-d, as a NumPy ufunc returns.
+        both inputs are 0-d, as a NumPy ufunc returns.  When either input is
+        a Dask array: a lazy Dask array, computed block by block with the
+        same kernel when asked (``out=`` is then a TypeError).
 
     Raises
     ------
@@ -163,6 +155,8 @@ def sigmoid_backward(grad_output, output, /, out=None, *, dtype=None, num_thread
     array([[  0.,  -2.],
            [ -6., -12.]], dtype=float32)
     """
+    if _dask.is_dask_array(grad_output) or _dask.is_dask_array(output):
+        return _dask.sigmoid_backward(grad_output, output, out, dtype, num_threads)
     g_val, g = _operand(grad_output, "grad_output")
     y_val, y = _operand(output, "output")
     dt = _compute_dtype(g_val, y_val, dtype)
@@ -172,9 +166,11 @@ def sigmoid_backward(grad_output, output, /, out=None, *, dtype=None, num_thread
         y = np.asarray(output, dtype=dt)
     try:
         shape = np.broadcast_shapes(g.shape, y.shape)
-    except ValueError:
+    except ValueError as exc:
+        # Say so when the shapes match but their product overflows intp.
+        why = f" ({exc})" if "too large" in str(exc) else ""
         raise ValueError(f"grad_output with shape {g.shape} and output with shape "
-                         f"{y.shape} cannot be broadcast together") from None
+                         f"{y.shape} cannot be broadcast together{why}") from None
     nthreads = _threads.resolve(num_threads)
     if out is None:
         result = np.empty(shape, dt)
