@@ -41,7 +41,11 @@ def _compute_dtype(g_val, y_val, dtype):
         dt = np.dtype(dtype)
         _dtypes.check_compute_dtype(dt)
         for val, name in ((g_val, "grad_output"), (y_val, "output")):
-            if not _dtypes.is_weak_scalar(val) and not _dtypes.can_cast(val.dtype, dt):
+            if _dtypes.is_weak_scalar(val):
+                if isinstance(val, complex) and dt.kind != "c":
+                    raise TypeError(f"{name}, a Python complex, cannot be cast to "
+                                    f"dtype={dt} under the 'same_kind' rule")
+            elif not _dtypes.can_cast(val.dtype, dt):
                 raise TypeError(f"{name} of dtype {val.dtype} cannot be cast to "
                                 f"dtype={dt} under the 'same_kind' rule")
         return dt
@@ -50,6 +54,15 @@ def _compute_dtype(g_val, y_val, dtype):
         raise TypeError(f"grad_output and output promote to unsupported dtype {dt}; "
                         f"supported are {', '.join(map(str, _dtypes.SUPPORTED))}")
     return dt
+
+
+def _weak_array(val, dt, name):
+    """A Python scalar as a 0-d array of the compute dtype (NEP 50 casts its value)."""
+    try:
+        return np.asarray(val, dtype=dt)
+    except OverflowError as exc:  # an int beyond float64's range
+        raise OverflowError(f"{name}: the Python {type(val).__name__} does not fit "
+                            f"in {dt}: {exc}") from None
 
 
 def _check_out(out, shape, dt):
@@ -161,9 +174,9 @@ def sigmoid_backward(grad_output, output, /, out=None, *, dtype=None, num_thread
     y_val, y = _operand(output, "output")
     dt = _compute_dtype(g_val, y_val, dtype)
     if g is None:
-        g = np.asarray(grad_output, dtype=dt)
+        g = _weak_array(grad_output, dt, "grad_output")
     if y is None:
-        y = np.asarray(output, dtype=dt)
+        y = _weak_array(output, dt, "output")
     try:
         shape = np.broadcast_shapes(g.shape, y.shape)
     except ValueError as exc:
