@@ -157,8 +157,11 @@ def sigmoid_backward(grad_output, output, /, out=None, *, dtype=None, num_thread
     TypeError
         For an unsupported dtype, or a cast the 'same_kind' rule forbids.
     ValueError
-        For shapes that do not broadcast, or an ``out`` of the wrong shape or
-        read-only.  Nothing is written to ``out`` when an error is raised.
+        For shapes that do not broadcast, or an ``out`` of the wrong shape,
+        read-only, or with a zero stride.  Nothing is written to ``out`` when
+        an error is raised.
+    OverflowError
+        For a Python int beyond float64's range.
 
     Examples
     --------
