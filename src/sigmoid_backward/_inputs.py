@@ -13,8 +13,9 @@ three gaps filled here:
   wrong value.  Torch tensors are therefore detached and their lazy
   conjugate/negative bits resolved first.  The result never carries autograd
   history, as for any NumPy array.
-- When a producer can export through neither DLPack nor ``__array__``, the
-  error names the argument and keeps DLPack's reason.
+- When a producer can export through neither DLPack nor ``__array__``, or
+  its buffer export fails (NumPy then makes a 0-d object array of it), the
+  error names the argument and keeps the export's reason.
 """
 import ctypes
 
@@ -154,9 +155,16 @@ def as_array(obj, name):
     except Exception as exc:
         raise TypeError(f"{name}: cannot make an array of a "
                         f"{type(obj).__name__}: {exc}") from exc
-    if dlpack_error is not None and arr.dtype == object:
-        # NumPy wrapped the producer itself in an object array: DLPack was
-        # the only way in, so its error is the one that explains.
-        raise TypeError(f"{name}: cannot import a {type(obj).__name__} through "
-                        f"DLPack: {dlpack_error}") from dlpack_error
+    if arr.dtype == object and arr.ndim == 0:
+        # NumPy wrapped the object itself in an object array: it offered no
+        # data NumPy could read.  Say why, where a protocol it offered failed.
+        if dlpack_error is not None:
+            raise TypeError(f"{name}: cannot import a {type(obj).__name__} through "
+                            f"DLPack: {dlpack_error}") from dlpack_error
+        if isinstance(obj, memoryview) or hasattr(type(obj), "__buffer__"):
+            try:  # NumPy swallows a failing buffer export (e.g. Python 3.12+)
+                memoryview(obj)
+            except Exception as exc:
+                raise TypeError(f"{name}: cannot read the buffer of a "
+                                f"{type(obj).__name__}: {exc}") from exc
     return arr
