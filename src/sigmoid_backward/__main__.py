@@ -1,11 +1,14 @@
 """``python -m sigmoid_backward``: the operator document's example, then a
-one-line timing against the NumPy expression."""
+one-line timing against the NumPy expression.
+
+``python -m sigmoid_backward golden ...`` writes golden data files (_golden.py).
+"""
 import sys
 import timeit
 
 import numpy as np
 
-from . import OPENMP_ENABLED, get_num_threads, sigmoid_backward
+from . import OPENMP_ENABLED, _golden, get_num_threads, sigmoid_backward
 from .aclnn import example as aclnn_example
 
 
@@ -32,8 +35,10 @@ def _timing(n=1_000_000):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "golden":
+        return _golden.main(argv[1:])
     if argv:
-        print(f"usage: python -m sigmoid_backward  (unknown arguments: {' '.join(argv)})",
+        print(f"usage: python -m sigmoid_backward [golden --help]  (unknown arguments: {' '.join(argv)})",
               file=sys.stderr)
         return 2
     _example()

@@ -13,7 +13,8 @@ Everything that can fail is checked before the first element is written.
 """
 import numpy as np
 
-from . import _dtypes, _threads
+from . import _dask, _dtypes, _threads
+from ._inputs import as_array as _as_array
 from ._kernels import apply as _apply
 
 # Elements per nditer block: large enough that the per-block Python cost is
@@ -24,24 +25,6 @@ _IN_FLAGS = ["readonly", "contig", "aligned", "nbo"]
 _OUT_FLAGS = ["writeonly", "contig", "aligned", "nbo", "no_broadcast"]
 _ITER_FLAGS = ["external_loop", "buffered", "grow_inner", "zerosize_ok",
                "copy_if_overlap"]
-
-
-def _as_array(obj, name):
-    """Any ``numpy.asarray`` input, or a DLPack producer, as an ndarray."""
-    if type(obj) is np.ndarray:
-        return obj
-    try:
-        if hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
-            try:
-                return np.from_dlpack(obj)
-            except (TypeError, ValueError, BufferError, RuntimeError, AttributeError):
-                pass  # e.g. a dtype DLPack cannot carry: try __array__ below
-        return np.asarray(obj)
-    except ValueError as exc:  # ragged nested sequences, among others
-        raise ValueError(f"{name}: cannot make an array of it: {exc}") from exc
-    except Exception as exc:
-        raise TypeError(f"{name}: cannot make an array of a "
-                        f"{type(obj).__name__}: {exc}") from exc
 
 
 def _operand(obj, name):
@@ -58,7 +41,11 @@ def _compute_dtype(g_val, y_val, dtype):
         dt = np.dtype(dtype)
         _dtypes.check_compute_dtype(dt)
         for val, name in ((g_val, "grad_output"), (y_val, "output")):
-            if not _dtypes.is_weak_scalar(val) and not _dtypes.can_cast(val.dtype, dt):
+            if _dtypes.is_weak_scalar(val):
+                if isinstance(val, complex) and dt.kind != "c":
+                    raise TypeError(f"{name}, a Python complex, cannot be cast to "
+                                    f"dtype={dt} under the 'same_kind' rule")
+            elif not _dtypes.can_cast(val.dtype, dt):
                 raise TypeError(f"{name} of dtype {val.dtype} cannot be cast to "
                                 f"dtype={dt} under the 'same_kind' rule")
         return dt
@@ -67,6 +54,15 @@ def _compute_dtype(g_val, y_val, dtype):
         raise TypeError(f"grad_output and output promote to unsupported dtype {dt}; "
                         f"supported are {', '.join(map(str, _dtypes.SUPPORTED))}")
     return dt
+
+
+def _weak_array(val, dt, name):
+    """A Python scalar as a 0-d array of the compute dtype (NEP 50 casts its value)."""
+    try:
+        return np.asarray(val, dtype=dt)
+    except OverflowError as exc:  # an int beyond float64's range
+        raise OverflowError(f"{name}: the Python {type(val).__name__} does not fit "
+                            f"in {dt}: {exc}") from None
 
 
 def _check_out(out, shape, dt):
@@ -79,6 +75,11 @@ def _check_out(out, shape, dt):
                          f"grad_output and output is {shape}")
     if not out.flags.writeable:
         raise ValueError(f"out (dtype {out.dtype}, shape {out.shape}) is read-only")
+    if any(s == 0 and n > 1 for s, n in zip(out.strides, out.shape)):
+        # Several results would land on one element; np.nditer may also hand
+        # such an out to the kernel unbuffered, which rejects it part way.
+        raise ValueError(f"out (dtype {out.dtype}, shape {out.shape}) has a zero "
+                         f"stride: its elements overlap")
     if not ((out.dtype.kind in "fc" and out.dtype.fields is None)
             or out.dtype == _dtypes.BFLOAT16) or not _dtypes.can_cast(dt, out.dtype):
         raise TypeError(f"cannot cast the result from {dt} to out's dtype "
@@ -123,9 +124,11 @@ def sigmoid_backward(grad_output, output, /, out=None, *, dtype=None, num_thread
 
     Parameters
     ----------
-    grad_output : array_like
-        Gradient of the loss with respect to the sigmoid's output.
-    output : array_like
+    grad_output : array_like, DLPack producer or dask.array.Array
+        Gradient of the loss with respect to the sigmoid's output.  DLPack
+        producers (PyTorch CPU tensors, JAX arrays) are read without a copy;
+        a bfloat16 tensor gives an ml_dtypes bfloat16 result.
+    output : array_like, DLPack producer or dask.array.Array
         The sigmoid's forward output ``y = sigmoid(x)``.  Broadcasts against
         ``grad_output`` by NumPy's rules.
     out : ndarray, optional
@@ -143,17 +146,22 @@ def sigmoid_backward(grad_output, output, /, out=None, *, dtype=None, num_thread
 
     Returns
     -------
-    ndarray or scalar
+    ndarray or scalar or dask.array.Array
         ``out`` if given; else a new C-ordered array, or a NumPy scalar when
-        both inputs are 0-d, as a NumPy ufunc returns.
+        both inputs are 0-d, as a NumPy ufunc returns.  When either input is
+        a Dask array: a lazy Dask array, computed block by block with the
+        same kernel when asked (``out=`` is then a TypeError).
 
     Raises
     ------
     TypeError
         For an unsupported dtype, or a cast the 'same_kind' rule forbids.
     ValueError
-        For shapes that do not broadcast, or an ``out`` of the wrong shape or
-        read-only.  Nothing is written to ``out`` when an error is raised.
+        For shapes that do not broadcast, or an ``out`` of the wrong shape,
+        read-only, or with a zero stride.  Nothing is written to ``out`` when
+        an error is raised.
+    OverflowError
+        For a Python int beyond float64's range.
 
     Examples
     --------
@@ -163,18 +171,22 @@ def sigmoid_backward(grad_output, output, /, out=None, *, dtype=None, num_thread
     array([[  0.,  -2.],
            [ -6., -12.]], dtype=float32)
     """
+    if _dask.is_dask_array(grad_output) or _dask.is_dask_array(output):
+        return _dask.sigmoid_backward(grad_output, output, out, dtype, num_threads)
     g_val, g = _operand(grad_output, "grad_output")
     y_val, y = _operand(output, "output")
     dt = _compute_dtype(g_val, y_val, dtype)
     if g is None:
-        g = np.asarray(grad_output, dtype=dt)
+        g = _weak_array(grad_output, dt, "grad_output")
     if y is None:
-        y = np.asarray(output, dtype=dt)
+        y = _weak_array(output, dt, "output")
     try:
         shape = np.broadcast_shapes(g.shape, y.shape)
-    except ValueError:
+    except ValueError as exc:
+        # Say so when the shapes match but their product overflows intp.
+        why = f" ({exc})" if "too large" in str(exc) else ""
         raise ValueError(f"grad_output with shape {g.shape} and output with shape "
-                         f"{y.shape} cannot be broadcast together") from None
+                         f"{y.shape} cannot be broadcast together{why}") from None
     nthreads = _threads.resolve(num_threads)
     if out is None:
         result = np.empty(shape, dt)

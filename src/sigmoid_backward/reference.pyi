@@ -1,0 +1,9 @@
+# Type stubs for sigmoid_backward.reference (PEP 561).
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
+
+def sigmoid_backward(
+    grad_output: ArrayLike, output: ArrayLike, /, *, dtype: DTypeLike | None = None
+) -> np.ndarray[Any, Any]: ...

@@ -1,0 +1,22 @@
+"""Test-suite options.
+
+Tests marked ``slow`` (the 10,000-example fuzzing budget) are skipped by
+default so that ``python -m pytest`` stays quick; run them with
+``python -m pytest --runslow`` or select them with ``python -m pytest -m slow``.
+"""
+import pytest
+
+
+def pytest_addoption(parser):
+    parser.addoption("--runslow", action="store_true", default=False,
+                     help="also run tests marked slow (long fuzzing budgets)")
+
+
+def pytest_collection_modifyitems(config, items):
+    markexpr = config.getoption("-m") or ""
+    if config.getoption("--runslow") or ("slow" in markexpr and "not slow" not in markexpr):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --runslow or -m slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

@@ -1,0 +1,449 @@
+"""Hardening of the NumPy function: fuzzing against the reference, Python
+threads, leaks, hostile inputs and Ctrl-C.
+
+The fuzzing runs a short budget by default; ``python -m pytest --runslow``
+(or ``-m slow``) adds a 10,000-example run of the same property.
+"""
+import gc
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+
+import hypothesis.extra.numpy as hnp
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from sigmoid_backward import _dtypes, reference, sigmoid_backward as sb
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+FLOATS = [np.dtype(d) for d in ("float16", BF16, "float32", "float64", "complex64",
+                                "complex128")]
+OTHER_INPUTS = [np.dtype(d) for d in ("bool", "int8", "int32", "uint16")]  # -> float64
+OUT_DTYPES = FLOATS + [np.dtype("int32")]  # an integer out is an error
+
+
+# --- comparing -------------------------------------------------------------
+
+def _parts(a):
+    a = np.asarray(a)
+    a = a.astype(a.dtype.newbyteorder("="))  # byte-swapped outs compare by value
+    return [a.real, a.imag] if a.dtype.kind == "c" else [a]
+
+
+def assert_same(actual, expected):
+    """Same dtype and shape; every element bit-identical, except that any NaN
+    matches any NaN (SPEC.md: NaN stays NaN, its payload is not specified)."""
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    assert actual.shape == expected.shape
+    assert actual.dtype.newbyteorder("=") == expected.dtype.newbyteorder("=")
+    for a, e in zip(_parts(actual), _parts(expected)):
+        a_nan, e_nan = np.isnan(a), np.isnan(e)
+        np.testing.assert_array_equal(a_nan, e_nan)
+        bits = f"u{a.dtype.itemsize}"
+        a_bits = np.ascontiguousarray(a).view(bits)[~a_nan]
+        e_bits = np.ascontiguousarray(e).view(bits)[~e_nan]
+        np.testing.assert_array_equal(a_bits, e_bits)
+
+
+# --- generating ------------------------------------------------------------
+
+def _real(dt):
+    return np.dtype(f"f{dt.itemsize // 2}") if dt.kind == "c" else dt
+
+
+@st.composite
+def values(draw, dtype, shape):
+    """Every bit pattern (NaN payloads, infinities, subnormals), or ordinary values."""
+    real = _real(dtype)
+
+    def part():
+        if real.kind in "biu":
+            return draw(hnp.arrays(real, shape))
+        if draw(st.booleans()):
+            return draw(hnp.arrays(np.dtype(f"u{real.itemsize}"), shape)).view(real)
+        nice = st.floats(-4, 4) | st.sampled_from([0.0, -0.0, 1.0, np.inf, -np.inf, np.nan])
+        return draw(hnp.arrays(np.float64, shape, elements=nice)).astype(real)
+
+    if dtype.kind != "c":
+        return part()
+    arr = np.empty(shape, dtype)
+    arr.real, arr.imag = part(), part()
+    return arr
+
+
+@st.composite
+def laid_out(draw, arr):
+    """``arr``'s values in another memory layout: steps of +-1 or +-2 per
+    dimension, C or Fortran order, byte-swapped, or misaligned."""
+    dtype = arr.dtype
+    if dtype != BF16 and dtype.itemsize > 1 and draw(st.booleans()):
+        dtype = dtype.newbyteorder()
+    steps = [draw(st.sampled_from([1, 2, -1, -2])) for _ in arr.shape]
+    big_shape = tuple(n * abs(s) for n, s in zip(arr.shape, steps))
+    order = draw(st.sampled_from("CF"))
+    if order == "C" and dtype.itemsize > 1 and draw(st.booleans()):
+        count = int(np.prod(big_shape))
+        raw = np.empty(count * dtype.itemsize + 1, np.uint8)[1:]  # odd address
+        big = raw.view(dtype).reshape(big_shape)
+    else:
+        big = np.empty(big_shape, dtype, order=order)
+    view = big[tuple(slice(None, None, s) for s in steps) + (...,)]  # 0-d stays an array
+    view[...] = arr
+    return view
+
+
+def _operand(draw, shape):
+    if draw(st.integers(0, 9)) == 0:  # a weak Python scalar
+        return draw(st.sampled_from([0.5, -2.0, 3, True, 1 - 0.5j, float("nan")]))
+    dtype = draw(st.sampled_from(FLOATS + OTHER_INPUTS))
+    return draw(laid_out(draw(values(dtype, shape))))
+
+
+@st.composite
+def cases(draw):
+    """(grad_output, output, kwargs) for one call, ``out`` included."""
+    shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=4, max_side=5))
+    g = _operand(draw, shapes.input_shapes[0])
+    y = _operand(draw, shapes.input_shapes[1])
+    kwargs = {}
+    arrays = [v for v in (g, y) if isinstance(v, np.ndarray)]
+    if draw(st.booleans()):
+        complex_scalar = any(type(v) is complex for v in (g, y))
+        castable = [d for d in FLOATS if all(_dtypes.can_cast(a.dtype, d) for a in arrays)
+                    and (d.kind == "c" or not complex_scalar)]
+        if castable:
+            kwargs["dtype"] = draw(st.sampled_from(castable))
+    if draw(st.integers(0, 2)) == 2:
+        kwargs["num_threads"] = 2
+    how = draw(st.sampled_from(["none", "out", "out", "in place"]))
+    if how == "out":
+        shape = shapes.result_shape
+        if draw(st.integers(0, 9)) == 0:  # a wrong shape: must raise
+            shape = shape + (2,)
+        out = draw(laid_out(np.zeros(shape, draw(st.sampled_from(OUT_DTYPES)))))
+        if draw(st.integers(0, 9)) == 0:
+            out.flags.writeable = False  # read-only: must raise
+        kwargs["out"] = out
+    elif how == "in place":
+        kwargs["out"] = draw(st.sampled_from(arrays)) if arrays else None
+    return g, y, kwargs
+
+
+def _expected_error(g, y, out, dtype):
+    dt = np.dtype(dtype) if dtype is not None else _dtypes.result_dtype(g, y)
+    shape = np.broadcast_shapes(np.shape(g), np.shape(y))
+    return (out.shape != shape or not out.flags.writeable
+            or out.dtype.newbyteorder("=") not in FLOATS
+            or not _dtypes.can_cast(dt, out.dtype))
+
+
+def check_case(g, y, kwargs):
+    """The property: the reference's result, cast to ``out``'s dtype; or, for
+    an invalid ``out``, an error with nothing written anywhere."""
+    with np.errstate(all="ignore"):  # NaN, inf and overflowing casts are inputs here
+        _check_case(g, y, kwargs)
+
+
+def _check_case(g, y, kwargs):
+    inputs_before = [a.copy() for a in (g, y) if isinstance(a, np.ndarray)]
+    expected = reference.sigmoid_backward(g, y, dtype=kwargs.get("dtype"))
+    out = kwargs.get("out")
+    if out is None:
+        kwargs.pop("out", None)
+        assert_same(sb(g, y, **kwargs), expected)
+    else:
+        out_before = out.copy()
+        if _expected_error(g, y, out, kwargs.get("dtype")):
+            with pytest.raises((TypeError, ValueError)):
+                sb(g, y, **kwargs)
+            assert out.tobytes() == out_before.tobytes()
+            return
+        assert sb(g, y, **kwargs) is out
+        assert_same(out, expected.astype(out.dtype))
+    for before, now in zip(inputs_before, [a for a in (g, y) if isinstance(a, np.ndarray)]):
+        if now is not out:
+            assert now.tobytes() == before.tobytes()  # inputs are never modified
+
+
+FUZZ = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                  HealthCheck.data_too_large])
+
+
+@settings(max_examples=300, **FUZZ)
+@given(cases())
+def test_fuzz_against_reference(case):
+    check_case(*case)
+
+
+@pytest.mark.slow
+@settings(max_examples=10_000, **FUZZ)
+@given(cases())
+def test_fuzz_against_reference_10000_examples(case):
+    check_case(*case)
+
+
+# --- concurrency -----------------------------------------------------------
+
+def test_8_python_threads_x_200_calls_are_exact():
+    rng = np.random.default_rng(8)
+    f32 = rng.standard_normal(70_000).astype(np.float32)  # big enough for OpenMP
+    work = [  # (call, expected): direct, buffered, broadcast, out=, 16-bit, complex
+        lambda: sb(f32, f32[::-1]),
+        lambda: sb(f32[::2], 0.25, num_threads=2),
+        lambda: sb(f32.reshape(700, 100)[:, :1], f32[:100].astype(np.float16)),
+        lambda: sb(f32.astype(BF16), f32.astype(BF16), num_threads=1),
+        lambda: sb(f32.view(np.complex64), f32[:35_000].astype(np.complex128)),
+        lambda: sb(f32.astype(np.float16), f32.astype(np.float16)),
+    ]
+    expected = [call().tobytes() for call in work]
+    outs = [np.empty(70_000, np.float64) for _ in range(8)]
+    failures = []
+    start = threading.Barrier(8)
+
+    def worker(index):
+        start.wait()
+        for i in range(200):
+            k = (index + i) % (len(work) + 1)
+            if k == len(work):  # each thread also writes its own out=
+                sb(f32, f32, out=outs[index])
+                got, want = outs[index].tobytes(), sb(f32, f32).astype(np.float64).tobytes()
+            else:
+                got, want = work[k]().tobytes(), expected[k]
+            if got != want:
+                failures.append((index, i, k))
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+
+
+# --- leaks -----------------------------------------------------------------
+
+def _rss_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs Linux /proc")
+def test_refcounts_and_memory_are_stable_over_100000_calls():
+    g = np.ones(4, np.float32)
+    y = np.full(4, 0.5, np.float32)
+    out = np.empty(4, np.float32)
+    bad = np.array(["x"] * 4)
+
+    def error_call():
+        try:
+            sb(g, bad)
+        except TypeError:
+            pass
+
+    calls = [lambda: sb(g, y), lambda: sb(g, y, out=out), lambda: sb(g, y[:1]),
+             lambda: sb(2.0, y, dtype=BF16), lambda: sb([1.0, 2.0, 3.0, 4.0], y),
+             error_call]
+    for _ in range(2_000):  # warm up caches and free lists
+        for call in calls:
+            call()
+    gc.collect()
+    refs = [sys.getrefcount(a) for a in (g, y, out, bad)]
+    blocks = sys.getallocatedblocks()
+    rss = _rss_bytes()
+    for i in range(100_000):
+        calls[i % len(calls)]()
+    gc.collect()
+    assert [sys.getrefcount(a) for a in (g, y, out, bad)] == refs
+    # A leak of one object per call would be >= 16,000 blocks here.
+    assert sys.getallocatedblocks() - blocks < 1_000
+    assert _rss_bytes() - rss < 4 * 2**20
+
+
+# --- hostile inputs --------------------------------------------------------
+
+def _zero_strided(shape, writeable=False):
+    return np.lib.stride_tricks.as_strided(np.zeros(1, np.float32), shape=shape,
+                                           strides=(0,) * len(shape), writeable=writeable)
+
+
+class ArrayInterfaceTooBig:
+    """Claims 2**80 elements: NumPy must refuse before reading any memory."""
+    __array_interface__ = {"shape": (2**40, 2**40), "typestr": "<f4",
+                           "data": (0, True), "version": 3}
+
+
+def test_dims_whose_product_overflows():
+    with pytest.raises(ValueError, match="^grad_output: cannot make an array of it"):
+        sb(ArrayInterfaceTooBig(), 1.0)
+    # Each shape fits, their broadcast does not.
+    tall, wide = _zero_strided((2**32, 1)), _zero_strided((1, 2**32))
+    with pytest.raises(ValueError, match="cannot be broadcast together.*too large"):
+        sb(tall, wide)
+    # 2**60 elements fit in intp but not in memory: refused before any work.
+    huge = _zero_strided((2**30, 2**30))
+    with pytest.raises(MemoryError):
+        sb(huge, huge)
+    with pytest.raises(ValueError, match="^out .* has a zero stride"):
+        sb(huge, huge, out=_zero_strided((2**30, 2**30), writeable=True))
+
+
+def test_zero_stride_out_is_refused_and_untouched():
+    storage = np.zeros(1, np.float32)
+    out = np.lib.stride_tricks.as_strided(storage, shape=(3,), strides=(0,), writeable=True)
+    with pytest.raises(ValueError, match="zero stride"):
+        sb(np.ones(3, np.float32), np.full(3, 2.0, np.float32), out=out)
+    assert storage[0] == 0
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_negative_strides(dtype):
+    a = np.linspace(-2, 2, 24).astype(dtype).reshape(4, 6)
+    y = np.linspace(0, 1, 24).astype(dtype).reshape(4, 6)
+    assert_same(sb(a[::-1, ::-2], y[:, ::-2]),
+                reference.sigmoid_backward(a[::-1, ::-2].copy(), y[:, ::-2].copy()))
+    out = np.zeros((8, 6), dtype)[::-2]
+    sb(a, y[::-1], out=out)
+    assert_same(out, reference.sigmoid_backward(a, y[::-1].copy()))
+    # Written in place through a reversed view of an input: each input element
+    # must be read before it is overwritten, also across buffered blocks.
+    for n in (24, 300_000):
+        a = np.linspace(-2, 2, n).astype(dtype)
+        y = np.linspace(0, 1, n).astype(dtype)
+        expected = reference.sigmoid_backward(a, y)[::-1]
+        sb(a, y, out=a[::-1])
+        assert_same(a, expected)
+
+
+@pytest.mark.parametrize("ragged, name", [
+    ([[1.0, 2.0], [3.0]], "grad_output"),
+    ([[[0.5]], [0.5, 0.5]], "grad_output"),
+    ([1.0, [2.0, 3.0]], "grad_output"),
+])
+def test_ragged_lists(ragged, name):
+    with pytest.raises(ValueError, match=f"^{name}: cannot make an array of it"):
+        sb(ragged, 0.5)
+    out = np.zeros(2)
+    with pytest.raises(ValueError, match="^output: cannot make an array of it"):
+        sb(np.ones(2), ragged, out=out)
+    assert not out.any()
+
+
+class ArrayRaises:
+    def __array__(self, dtype=None, copy=None):
+        raise RuntimeError("export failed")
+
+
+class ArrayInterfaceRaises:
+    @property
+    def __array_interface__(self):
+        raise RuntimeError("export failed")
+
+
+class DLPackRaises:
+    def __dlpack__(self, **kwargs):
+        raise BufferError("export failed")
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+class SequenceRaises:
+    def __len__(self):
+        return 3
+
+    def __getitem__(self, index):
+        raise RuntimeError("export failed")
+
+
+HOSTILE = [ArrayRaises, ArrayInterfaceRaises, DLPackRaises, SequenceRaises]
+
+
+@pytest.mark.parametrize("cls", HOSTILE, ids=lambda c: c.__name__)
+def test_objects_whose_export_raises(cls):
+    out = np.zeros(3)
+    for args, name in (((cls(), np.ones(3)), "grad_output"), ((np.ones(3), cls()), "output")):
+        with pytest.raises(TypeError, match=f"^{name}: cannot .* {cls.__name__}.*export failed"):
+            sb(*args, out=out)
+    assert not out.any()
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="__buffer__ is Python 3.12+ (PEP 688)")
+def test_buffer_export_raises():
+    class BufferRaises:
+        def __buffer__(self, flags):
+            raise RuntimeError("export failed")
+
+    with pytest.raises(TypeError, match="^grad_output: cannot .*export failed"):
+        sb(BufferRaises(), 1.0)
+
+
+def test_python_scalars_that_do_not_fit():
+    with pytest.raises(TypeError, match="^output, a Python complex, cannot be cast to dtype=float32"):
+        sb(np.ones(2, np.float32), 1 - 2j, dtype=np.float32)
+    with pytest.raises(OverflowError, match="^grad_output: the Python int does not fit in float64"):
+        sb(10**400, np.ones(2))
+    # Within float64's range but not float16's: NEP 50 casts it, to inf, as NumPy does.
+    with np.errstate(over="ignore"):
+        assert np.isposinf(sb(2**70, np.full(1, 0.5, np.float16))).all()
+
+
+def test_released_memoryview_and_objects():
+    view = memoryview(b"\0" * 8)
+    view.release()
+    with pytest.raises(TypeError, match="^output: cannot read the buffer of a memoryview: "
+                                        "operation forbidden on released memoryview"):
+        sb(1.0, view)
+    with pytest.raises(TypeError, match="^grad_output has unsupported dtype object"):
+        sb(np.array([1.0, None]), 1.0)
+
+
+# --- interrupts ------------------------------------------------------------
+
+CTRL_C = textwrap.dedent("""
+    import sys
+    import numpy as np
+    from sigmoid_backward import sigmoid_backward
+
+    g = np.ones(8_000_000, np.float32)
+    y = np.full(g.shape, 0.5, np.float32)
+    out = np.empty_like(g)
+    print("ready", flush=True)
+    try:
+        while True:  # the kernel path, the buffered path, both with threads
+            sigmoid_backward(g, y, out=out, num_threads=2)
+            sigmoid_backward(g[::2], y[1::2].astype(np.float16), num_threads=2)
+    except KeyboardInterrupt:
+        if CATCH:
+            small = sigmoid_backward(np.ones(3, np.float32), np.float32(0.5))
+            assert small.tolist() == [0.25] * 3, small
+            print("recovered", flush=True)
+            sys.exit(0)
+        raise
+""")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("catch", [True, False], ids=["caught", "uncaught"])
+def test_ctrl_c_during_a_long_computation(catch):
+    proc = subprocess.Popen([sys.executable, "-c", f"CATCH = {catch}\n" + CTRL_C],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "ready\n"
+        threading.Event().wait(0.3)  # let it get into the loop
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+    if catch:
+        assert (proc.returncode, stdout) == (0, "recovered\n"), stderr
+    else:
+        # CPython re-raises an uncaught KeyboardInterrupt as SIGINT: that,
+        # after a normal traceback, is an orderly exit, not a crash.
+        assert proc.returncode in (-signal.SIGINT, 1), (proc.returncode, stderr)
+        assert stderr.rstrip().endswith("KeyboardInterrupt"), stderr
