@@ -208,10 +208,9 @@ def test_python_m_sigmoid_backward_runs_the_example():
 
 
 def test_readme_example_runs(capsys):
-    """The README's aclnn example (README.aclnn.md until it is merged into
-    README.md) runs and prints the document's result."""
-    blocks = [block for name in ("README.md", "README.aclnn.md") if (ROOT / name).exists()
-              for block in re.findall(r"```python\n(.*?)```", (ROOT / name).read_text(), re.S)
+    """The README's aclnn example runs and prints the document's result."""
+    blocks = [block for block in re.findall(r"```python\n(.*?)```",
+                                            (ROOT / "README.md").read_text(), re.S)
               if "aclnnSigmoidBackward(" in block]
     assert blocks, "no README python block uses aclnnSigmoidBackward"
     exec(compile(blocks[0], "README", "exec"), {})
