@@ -11,6 +11,10 @@ Two properties:
    bytes, the workspace's guard bytes and every byte outside gradInput's view
    stay untouched, and gradInput holds the reference result of the inputs as
    they were before the call.
+
+Each property runs 300 examples here; tests/test_aclnn_hardening.py runs the
+same strategies and properties (``descriptors``/``check_create_tensor``,
+``check_both_phases``) with 10,000 examples under the ``slow`` marker.
 """
 import itertools
 import math
@@ -65,16 +69,23 @@ def _oracle(dims, data_type, stride, offset, storage, nbytes):
     return reach <= INT64_MAX and reach < n_storage
 
 
-@FUZZ
-@given(ndim=st.integers(0, 4), data=st.data(),
-       data_type=st.one_of(st.sampled_from(list(BITS)), st.integers(-3, 40)),
-       nbytes=st.integers(0, 96), shift=st.integers(0, 7))
-def test_create_tensor_matches_oracle(ndim, data, data_type, nbytes, shift):
-    dims = data.draw(st.lists(st.one_of(small, wild), min_size=ndim, max_size=ndim))
-    stride = data.draw(st.lists(st.one_of(small, wild), min_size=max(0, ndim - 1),
-                                max_size=ndim + 1))
-    offset = data.draw(st.one_of(small, wild))
-    storage = data.draw(st.lists(st.one_of(st.integers(0, 12), wild), min_size=0, max_size=3))
+@st.composite
+def descriptors(draw):
+    """(dims, data_type, stride, offset, storage, nbytes, shift): a descriptor,
+    often inconsistent, over ``nbytes`` bytes starting ``shift`` bytes in."""
+    ndim = draw(st.integers(0, 4))
+    data_type = draw(st.one_of(st.sampled_from(list(BITS)), st.integers(-3, 40)))
+    nbytes, shift = draw(st.integers(0, 96)), draw(st.integers(0, 7))
+    dims = draw(st.lists(st.one_of(small, wild), min_size=ndim, max_size=ndim))
+    stride = draw(st.lists(st.one_of(small, wild), min_size=max(0, ndim - 1),
+                           max_size=ndim + 1))
+    offset = draw(st.one_of(small, wild))
+    storage = draw(st.lists(st.one_of(st.integers(0, 12), wild), min_size=0, max_size=3))
+    return dims, data_type, stride, offset, storage, nbytes, shift
+
+
+def check_create_tensor(dims, data_type, stride, offset, storage, nbytes, shift):
+    """Property 1: a tensor exactly when the oracle says so, and inside its bytes."""
     full = bytearray(GUARD + nbytes + GUARD)
     middle = memoryview(full)[GUARD + shift:GUARD + nbytes]
     tensor = aclnn.aclCreateTensor(dims, data_type, stride, offset, ACL_FORMAT_ND, storage,
@@ -88,6 +99,12 @@ def test_create_tensor_matches_oracle(ndim, data, data_type, nbytes, shift):
         start = np.frombuffer(middle, np.uint8).ctypes.data if len(middle) else None
         low, high = byte_bounds(elements)
         assert start <= low and high <= start + len(middle)
+
+
+@FUZZ
+@given(descriptors())
+def test_create_tensor_matches_oracle(case):
+    check_create_tensor(*case)
 
 
 def _layout(draw, dims, data_type):
@@ -117,7 +134,12 @@ def _input_dims(draw, out_dims):
 @FUZZ
 @given(data=st.data())
 def test_both_phases_never_touch_guard_bytes(data):
-    draw = data.draw
+    check_both_phases(data.draw)
+
+
+def check_both_phases(draw):
+    """Property 2, drawing its case with ``draw`` (``st.data().draw``): the
+    draws depend on one another, and on whether phase 1 succeeds."""
     # One dtype and one shared buffer are likely: that is where the kernel
     # runs in place and partial overlaps must be staged.
     if draw(st.booleans()):
