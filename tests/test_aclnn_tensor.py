@@ -2,6 +2,7 @@
 are consistent, and that a tensor only ever reaches its own storage."""
 import array
 import mmap
+import sys
 
 import ml_dtypes
 import numpy as np
@@ -24,6 +25,18 @@ def _clean():
 
 
 _FRESH = object()
+
+
+def _released():
+    view = memoryview(bytearray(16))
+    view.release()
+    return view
+
+
+def _closed_mmap():
+    m = mmap.mmap(-1, 16)
+    m.close()
+    return m
 
 
 def create(dims=(2, 2), dtype=ACL_FLOAT, stride=(2, 1), offset=0, fmt=ACL_FORMAT_ND,
@@ -86,6 +99,9 @@ def test_numpy_integers_are_accepted():
     ({"data": memoryview(bytearray(32))[::2]}, ["contiguous"]),
     ({"data": np.zeros(16, object)}, ["Python objects"]),
     ({"data": memoryview(np.zeros(16, object))}, ["Python objects"]),
+    ({"data": _released()}, ["tensor_data: cannot read the buffer of a memoryview",
+                             "released memoryview"]),
+    ({"data": _closed_mmap()}, ["tensor_data: cannot read the buffer of a mmap", "closed"]),
 ])
 def test_inconsistent_descriptor_gives_none(kwargs, words):
     assert create(**kwargs) is None
@@ -93,6 +109,18 @@ def test_inconsistent_descriptor_gives_none(kwargs, words):
     assert message.startswith("aclCreateTensor: ")
     for word in words:
         assert word in message, (word, message)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="__buffer__ is Python 3.12+ (PEP 688)")
+def test_buffer_export_that_raises_gives_none():
+    """The export is the caller's code: what it raises becomes the message."""
+    class BufferRaises:
+        def __buffer__(self, flags):
+            raise RuntimeError("export failed")
+
+    assert create(data=BufferRaises()) is None
+    assert aclGetRecentErrMsg() == ("aclCreateTensor: tensor_data: cannot read the buffer "
+                                    "of a BufferRaises: export failed")
 
 
 def test_huge_stride_on_a_unit_dim_is_harmless():

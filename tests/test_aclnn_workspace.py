@@ -162,6 +162,22 @@ def test_bad_workspace_writes_nothing(how):
     assert_same(gi_buf.reshape(want.shape), want)
 
 
+def test_failing_workspace_export_is_named():
+    """A released memoryview (or a closed mmap) as the workspace: a status and
+    a message naming the workspace, and the executor stays usable."""
+    (g, y, gi), (g_buf, y_buf, gi_buf), want = broadcast_call()
+    status, size, executor = aclnnSigmoidBackwardGetWorkspaceSize(g, y, gi)
+    released = memoryview(bytearray(size))
+    released.release()
+    assert aclnnSigmoidBackward(released, size, executor, None) == ACLNN_ERR_PARAM_INVALID
+    assert aclGetRecentErrMsg() == ("aclnnSigmoidBackward: workspace: cannot read the buffer "
+                                    "of a memoryview: operation forbidden on released "
+                                    "memoryview object")
+    assert np.all(gi_buf == -1)
+    assert aclnnSigmoidBackward(bytearray(size), size, executor, None) == ACLNN_SUCCESS
+    assert_same(gi_buf.reshape(want.shape), want)
+
+
 def test_null_executor():
     assert aclnnSigmoidBackward(None, 0, None, None) == ACLNN_ERR_PARAM_NULLPTR
     assert "executor is null" in aclGetRecentErrMsg()

@@ -32,17 +32,25 @@ def flat_bytes(obj, name):
     Raises
     ------
     TypeError
-        If ``obj`` does not export a buffer, or is an array of Python objects.
+        If ``obj`` does not export a buffer, its export fails (a released
+        memoryview, a closed mmap, a ``__buffer__`` that raises), or it is an
+        array of Python objects.
     ValueError
         If its buffer is not one contiguous block.
     """
     if not isinstance(obj, np.ndarray):
         try:
             view = memoryview(obj)
-        except TypeError:
-            raise TypeError(f"{name} must export the buffer protocol (a NumPy array, "
-                            f"bytearray, memoryview, array.array, mmap...), got "
-                            f"{type(obj).__name__}") from None
+        except Exception as exc:
+            # The export is the caller's code (Python 3.12+ ``__buffer__``) or
+            # a closed object: whatever it raises becomes this one error, so
+            # the aclnn functions can turn it into a status.
+            if isinstance(exc, TypeError) and not hasattr(type(obj), "__buffer__"):
+                raise TypeError(f"{name} must export the buffer protocol (a NumPy array, "
+                                f"bytearray, memoryview, array.array, mmap...), got "
+                                f"{type(obj).__name__}") from None
+            raise TypeError(f"{name}: cannot read the buffer of a {type(obj).__name__}: "
+                            f"{exc}") from exc
         if "O" in view.format:
             raise TypeError(f"{name} holds Python objects (buffer format "
                             f"{view.format!r}), not raw memory")
