@@ -219,6 +219,30 @@ def test_row6_after_row5():
     phase1_fails([g, y, gi], ACLNN_ERR_PARAM_INVALID, "check 5")
 
 
+# After planning: a workspace that a uint64 cannot hold -------------------------
+
+def _zero_strided(dims, data_type, nbytes):
+    t = aclnn.aclCreateTensor(dims, data_type, [0] * len(dims), 0, aclnn.ACL_FORMAT_ND, [1],
+                              bytearray(nbytes))
+    assert t is not None, aclGetRecentErrMsg()
+    return t
+
+
+def test_workspace_beyond_uint64():
+    """A float16 gradInput of 2**60 elements (2**61 bytes: a valid tensor) fed
+    by two staged inputs needs two staging regions of the compute dtype.  In
+    float32 that is 2**63 + 63 bytes, a uint64; in float64 it is 2**64 + 63,
+    which phase 1 must not return as C's ``uint64_t *workspaceSize``."""
+    gi = _zero_strided([2 ** 30, 2 ** 30], ACL_FLOAT16, 2)
+    g, y = (_zero_strided(d, ACL_FLOAT, 4) for d in ([2 ** 30, 1], [1, 2 ** 30]))
+    status, size, executor = aclnnSigmoidBackwardGetWorkspaceSize(g, y, gi)
+    assert (status, size) == (ACLNN_SUCCESS, 2 ** 63 + 63)
+    g, y = (_zero_strided(d, ACL_DOUBLE, 8) for d in ([2 ** 30, 1], [1, 2 ** 30]))
+    phase1_fails([g, y, gi], ACLNN_ERR_PARAM_INVALID, "check 7 (workspace)",
+                 "gradInput (ACL_FLOAT16, shape [1073741824, 1073741824])",
+                 "computed in ACL_DOUBLE", f"{2 ** 64 + 63} bytes", "uint64")
+
+
 def test_unknown_soc_in_environment(monkeypatch):
     monkeypatch.setenv("SIGMOID_BACKWARD_SOC_VERSION", "Ascend999")
     phase1_fails(three(), ACLNN_ERR_RUNTIME_ERROR, "Ascend999",

@@ -13,7 +13,11 @@ its shape:
    shape; a read-only gradInput;
 6. an empty input: success, workspace 0, nothing to compute.
 
-(2 to 5: ACLNN_ERR_PARAM_INVALID.)  Then it plans phase 2 (_plan.py).
+(2 to 5: ACLNN_ERR_PARAM_INVALID.)  Then it plans phase 2 (_plan.py), and
+
+7. a plan whose workspace would not fit the C API's ``uint64_t`` workspace
+   size is ACLNN_ERR_PARAM_INVALID too (only a gradInput of more than 2**60
+   elements over zero strides, fed by staged inputs, gets there).
 
 Phase 2 checks the executor and the workspace before it writes a byte, then
 runs the plan on the default stream (synchronously) or queues it on a
@@ -35,6 +39,7 @@ from ._stream import aclrtStream
 from ._tensor import aclTensor
 
 MAX_DIMS = 8
+UINT64_MAX = 2 * INT64_MAX + 1
 
 _PHASE1 = "aclnnSigmoidBackwardGetWorkspaceSize"
 _PHASE2 = "aclnnSigmoidBackward"
@@ -174,6 +179,10 @@ def aclnnSigmoidBackwardGetWorkspaceSize(gradOutput, output, gradInput):
         return aclnnStatus.ACLNN_SUCCESS, 0, aclOpExecutor(None, tensors, 0)
 
     plan = Plan(gradOutput._elements(), output._elements(), gradInput._elements(), dt)
+    if plan.workspace_size > UINT64_MAX:
+        return invalid("7 (workspace)", f"{_describe('gradInput', gradInput)} computed in "
+                       f"{ACL_OF_COMPUTE_DTYPE[dt].name} needs a workspace of "
+                       f"{plan.workspace_size} bytes, more than a uint64 holds")
     return (aclnnStatus.ACLNN_SUCCESS, plan.workspace_size,
             aclOpExecutor(plan, tensors, plan.workspace_size))
 
@@ -245,7 +254,7 @@ def aclnnSigmoidBackward(workspace, workspace_size, executor, stream):
         workspace_size = operator.index(workspace_size)
     except TypeError:
         return invalid(f"workspace_size must be an integer, got {type(workspace_size).__name__}")
-    if not 0 <= workspace_size <= 2 * INT64_MAX + 1:
+    if not 0 <= workspace_size <= UINT64_MAX:
         return invalid(f"workspace_size {workspace_size} is not a uint64")
     if stream is not None and not isinstance(stream, aclrtStream):
         return invalid(f"stream must be an aclrtStream or None, got {type(stream).__name__}")
