@@ -6,14 +6,17 @@ function; the tests use it to hold a stream at a known point, so nothing
 depends on timing.
 """
 import gc
+import mmap
 import threading
+import weakref
 
 import numpy as np
 import pytest
 
-from sigmoid_backward.aclnn import (ACL_DOUBLE, ACL_FLOAT, ACLNN_ERR_PARAM_INVALID,
-                                    ACLNN_ERR_PARAM_NULLPTR, ACLNN_ERR_RUNTIME_ERROR,
-                                    ACLNN_SUCCESS, aclGetRecentErrMsg, aclnnSigmoidBackward,
+from sigmoid_backward.aclnn import (ACL_DOUBLE, ACL_FLOAT, ACL_FORMAT_ND,
+                                    ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR,
+                                    ACLNN_ERR_RUNTIME_ERROR, ACLNN_SUCCESS, aclCreateTensor,
+                                    aclDestroyTensor, aclGetRecentErrMsg, aclnnSigmoidBackward,
                                     aclnnSigmoidBackwardGetWorkspaceSize, aclrtCreateStream,
                                     aclrtDestroyStream, aclrtSynchronizeStream, check)
 from sigmoid_backward.aclnn import _plan
@@ -261,6 +264,31 @@ def test_destroy_waits_for_queued_work(stream):
     threading.Timer(0.05, gate.set).start()
     assert aclrtDestroyStream(stream) == ACLNN_SUCCESS
     assert_same(buf, expected(g_vals, y_vals, ACL_FLOAT))
+
+
+def test_synchronize_releases_what_the_launch_held(stream):
+    """After a synchronize the stream keeps nothing of a finished launch: the
+    workspace can be resized, an mmap gradInput closed, the buffers freed."""
+    rng = np.random.default_rng(9)
+    g_vals, y_vals = sample(np.float32, [4, 4], rng, "g"), sample(np.float32, [1, 4], rng, "y")
+    g, g_buf = make([4, 4], ACL_FLOAT, g_vals)
+    y = make([1, 4], ACL_FLOAT, y_vals)[0]
+    memory = mmap.mmap(-1, 64)
+    gi = aclCreateTensor([4, 4], ACL_FLOAT, [4, 1], 0, ACL_FORMAT_ND, [16], memory)
+    status, size, executor = aclnnSigmoidBackwardGetWorkspaceSize(g, y, gi)
+    workspace = bytearray(size)
+    check(aclnnSigmoidBackward(workspace, size, executor, stream))
+    for t in (g, y, gi):
+        check(aclDestroyTensor(t))
+    alive = weakref.ref(g_buf)
+    del g, y, gi, executor, g_buf
+    check(aclrtSynchronizeStream(stream))
+    assert_same(np.frombuffer(memory, np.float32).reshape(4, 4),
+                expected(g_vals, y_vals, ACL_FLOAT))
+    workspace.extend(b"more")      # BufferError while anything still exports it
+    memory.close()
+    gc.collect()
+    assert alive() is None
 
 
 def test_forgotten_stream_stops_its_worker():

@@ -5,7 +5,9 @@ launches one after another, in launch order, so a launch may read what an
 earlier one on the same stream wrote.  The kernels release the GIL, so
 streams run alongside Python and alongside each other.  ``stream=None`` is
 the default stream: the work runs in the calling thread before phase 2
-returns.
+returns.  A queued launch keeps its plan, buffers and workspace exported and
+alive until it has run, and not a moment longer: after
+:func:`aclrtSynchronizeStream` the caller may resize, close or free them.
 
 A launch that fails on the worker cannot return a status any more: the
 stream keeps the first failure, skips the launches queued after it (their
@@ -53,6 +55,10 @@ def _work(state):
                 with state.lock:
                     state.error = f"{name} failed on the stream: {type(exc).__name__}: {exc}"
         finally:
+            # Let go of the launch (its plan, the buffers and the workspace)
+            # before it counts as done: once aclrtSynchronizeStream returns,
+            # the caller may close, resize or free them.
+            task = run = None
             state.queue.task_done()
 
 
