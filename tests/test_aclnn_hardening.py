@@ -1,0 +1,582 @@
+"""Hardening of the aclnn path: fuzzing budget, streams and threads, leaks,
+hostile inputs and Ctrl-C.
+
+The descriptor fuzzing lives in test_aclnn_fuzz.py (300 examples per
+property in every run); ``python -m pytest --runslow`` (or ``-m slow``) adds
+a 10,000-example run of each of its two properties here.
+"""
+import gc
+import mmap
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from numpy.lib.stride_tricks import as_strided
+
+from sigmoid_backward import aclnn
+from sigmoid_backward.aclnn import (ACL_BF16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_DOUBLE,
+                                    ACL_FLOAT, ACL_FLOAT16, ACL_FORMAT_ND,
+                                    ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR,
+                                    ACLNN_SUCCESS, aclCreateTensor, aclDestroyAclOpExecutor,
+                                    aclDestroyTensor, aclGetRecentErrMsg, aclnnSigmoidBackward,
+                                    aclnnSigmoidBackwardGetWorkspaceSize, aclrtCreateStream,
+                                    aclrtDestroyStream, aclrtSynchronizeStream,
+                                    aclSetAclOpExecutorRepeatable, check, tensor_from_array)
+
+import test_aclnn_fuzz as fuzz
+from aclnn_support import NP_OF, assert_same, expected, gather, make, run, sample
+
+WAIT = 60  # seconds: a bound for a hung test, never reached when all is well
+P1, P2 = aclnnSigmoidBackwardGetWorkspaceSize, aclnnSigmoidBackward
+
+
+@pytest.fixture(autouse=True)
+def _clean(monkeypatch):
+    # The default SoC (Ascend910B) takes a BF16 gradOutput; no stale messages.
+    monkeypatch.delenv("SIGMOID_BACKWARD_SOC_VERSION", raising=False)
+    aclnn.set_soc_version(None)
+    aclGetRecentErrMsg()
+    yield
+    aclnn.set_soc_version(None)
+
+
+def run_threads(target, count):
+    """Run ``target(i)`` in ``count`` threads; the exceptions they raised."""
+    errors = []
+
+    def guarded(i):
+        try:
+            target(i)
+        except BaseException as exc:  # reported by the calling thread
+            errors.append((i, repr(exc)))
+
+    threads = [threading.Thread(target=guarded, args=(i,)) for i in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(WAIT)
+    assert not any(t.is_alive() for t in threads), "a thread hung"
+    return errors
+
+
+# --- fuzzing: the long budget --------------------------------------------------
+
+SLOW = settings(fuzz.FUZZ, max_examples=10_000)
+
+
+@pytest.mark.slow
+@SLOW
+@given(fuzz.descriptors())
+def test_fuzz_create_tensor_10000_examples(case):
+    fuzz.check_create_tensor(*case)
+
+
+@pytest.mark.slow
+@SLOW
+@given(st.data())
+def test_fuzz_both_phases_10000_examples(data):
+    fuzz.check_both_phases(data.draw)
+
+
+# --- concurrency: 4 streams, each fed by its own thread ----------------------
+
+CHAIN = 30
+ROWS, COLS = 64, 1024
+# Per stream, the chain's dtype and its launches' layout.  Broadcast and
+# strided launches stage through one workspace that all of that stream's
+# launches share (they run one after another), so a launch run out of order
+# or two at once would corrupt each other's staging.
+STREAMS = [(ACL_FLOAT, "direct"), (ACL_FLOAT16, "broadcast y"), (ACL_DOUBLE, "strided"),
+           (ACL_COMPLEX64, "broadcast y")]
+
+
+def _chain(dtype, layout, rng):
+    """CHAIN links: link i reads a[i] and y[i] and writes a[i + 1]."""
+    shape = [ROWS, COLS]
+    y_shape = [1, COLS] if layout == "broadcast y" else shape
+    stride = [2 * COLS, 2] if layout == "strided" else [COLS, 1]
+    a0 = sample(NP_OF[dtype], shape, rng, "g")
+    # (1 - y) * y lies between -1.31 and -0.75: the values neither vanish nor blow up.
+    ys = [rng.uniform(-0.75, -0.5, y_shape).astype(NP_OF[dtype]) for _ in range(CHAIN)]
+    links = [make(shape, dtype, a0 if i == 0 else None, stride=stride, fill=np.nan)
+             for i in range(CHAIN + 1)]
+    return a0, ys, links, [make(y_shape, dtype, y)[0] for y in ys], stride
+
+
+def test_4_streams_at_once_each_fed_by_its_own_thread():
+    rng = np.random.default_rng(40)
+    jobs = [_chain(dtype, layout, rng) for dtype, layout in STREAMS]
+    start = threading.Barrier(len(jobs))
+    workers = set()
+
+    def feed(index):
+        a0, ys, links, y_tensors, _ = jobs[index]
+        status, stream = aclrtCreateStream()
+        check(status)
+        workers.add(stream._thread.ident)
+        start.wait(WAIT)
+        # Plan every link first (phase 1 reads no data), then queue them all
+        # on one workspace, then synchronize once.
+        plans = [P1(links[i][0], y_tensors[i], links[i + 1][0]) for i in range(CHAIN)]
+        workspace = bytearray(max(size for _, size, _ in plans))
+        for status, size, executor in plans:
+            check(status)
+            check(P2(workspace if size else None, size, executor, stream))
+        check(aclrtSynchronizeStream(stream))
+        check(aclrtDestroyStream(stream))
+
+    assert run_threads(feed, len(jobs)) == []
+    assert len(workers) == len(jobs)  # four streams, four workers
+    for (dtype, _), (a0, ys, links, _, stride) in zip(STREAMS, jobs):
+        want = a0
+        for i, y in enumerate(ys):
+            want = expected(want, y, dtype)
+            assert_same(gather(links[i + 1][1], [ROWS, COLS], stride, 0), want)
+        assert np.isfinite(want).all() and np.median(abs(want)) > 0.1  # a meaningful chain
+
+
+# --- concurrency: Python threads on the default stream -----------------------
+
+SHAPE = [32, 256]
+# name, gradOutput type, output type and dims, gradInput type, stride, offset
+CASES = [
+    ("direct", ACL_FLOAT, ACL_FLOAT, SHAPE, ACL_FLOAT, None, 0),
+    ("float16 with a broadcast float32 row", ACL_FLOAT16, ACL_FLOAT, [1, 256], ACL_FLOAT,
+     None, 0),
+    ("float64 into a strided float32", ACL_DOUBLE, ACL_DOUBLE, SHAPE, ACL_FLOAT, [512, 2], 1),
+    ("bfloat16", ACL_BF16, ACL_BF16, SHAPE, ACL_BF16, None, 0),
+    ("complex128 in place", ACL_COMPLEX128, ACL_COMPLEX128, SHAPE, ACL_COMPLEX128, None, 0),
+]
+
+
+def test_python_threads_running_both_phases_on_the_default_stream():
+    threads, calls = 6, 120
+    rng = np.random.default_rng(41)
+    values = [(sample(NP_OF[g_t], SHAPE, rng, "g"), sample(NP_OF[y_t], y_dims, rng, "y"))
+              for _, g_t, y_t, y_dims, _, _, _ in CASES]
+    wants = [expected(g, y, case[4]) for (g, y), case in zip(values, CASES)]
+    # The input tensors are shared by all threads (a descriptor is read-only),
+    # except the in-place one's, which each thread makes over its own gradInput.
+    shared = [(make(SHAPE, c[1], g)[0], make(c[3], c[2], y)[0])
+              for c, (g, y) in zip(CASES, values)]
+    start = threading.Barrier(threads)
+
+    def worker(index):
+        outs = [make(SHAPE, c[4], stride=c[5], offset=c[6]) for c in CASES]
+        repeatable = P1(*shared[0], outs[0][0])[2]
+        check(aclSetAclOpExecutorRepeatable(repeatable))
+        start.wait(WAIT)
+        for i in range(calls):
+            k = (index + i) % (len(CASES) + 2)
+            if k == len(CASES):
+                # A failing call: this thread's message, and only its own.
+                bad = make([index + 1, 7], ACL_FLOAT)[0]
+                assert P1(*shared[0], bad)[0] == ACLNN_ERR_PARAM_INVALID
+                message = aclGetRecentErrMsg()
+                assert f"(ACL_FLOAT, shape [{index + 1}, 7])" in message, message
+                assert "\n" not in message, message
+                continue
+            if k == len(CASES) + 1:  # the repeatable executor, again
+                k = 0
+                outs[k][1][:] = 0
+                check(P2(None, 0, repeatable, None))
+            else:
+                gi, buf = outs[k]
+                g, y = shared[k]
+                buf[:] = 0
+                if CASES[k][0].endswith("in place"):
+                    buf[:] = values[k][0].ravel()
+                    g = gi
+                run(g, y, gi)
+            _, _, _, _, _, stride, offset = CASES[k]
+            got = gather(outs[k][1], SHAPE, stride or [SHAPE[1], 1], offset)
+            assert_same(got, wants[k])
+        check(aclDestroyAclOpExecutor(repeatable))
+
+    assert run_threads(worker, threads) == []
+
+
+# --- leaks -------------------------------------------------------------------
+
+def _rss_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _released_view():
+    view = memoryview(bytearray(16))
+    view.release()
+    return view
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs Linux /proc")
+def test_refcounts_and_memory_are_stable_over_100000_calls():
+    g_buf = np.ones(4, np.float32)
+    y_buf = np.full(4, 0.5, np.float32)
+    row_buf = np.full(1, 0.5, np.float32)  # every call below gives 0.25
+    gi_buf = np.empty(4, np.float32)
+
+    def tensor(buf):
+        return aclCreateTensor([buf.size], ACL_FLOAT, [1], 0, ACL_FORMAT_ND, [buf.size], buf)
+
+    g, y, row, gi = (tensor(b) for b in (g_buf, y_buf, row_buf, gi_buf))
+    wrong = aclCreateTensor([5], ACL_FLOAT, [1], 0, ACL_FORMAT_ND, [5], bytearray(20))
+    workspace = bytearray(P1(g, row, gi)[1])  # the broadcast row is staged there
+    assert len(workspace) > 0
+
+    def both_phases(i):
+        """The 100,000-call loop: direct, and staged through the workspace."""
+        if i & 1:
+            status, size, executor = P1(g, y, gi)
+            status = P2(None, 0, executor, None)
+        else:
+            status, size, executor = P1(g, row, gi)
+            status = P2(workspace, size, executor, None)
+        assert status == ACLNN_SUCCESS
+
+    def tensor_cycle():
+        """Create the tensors, run, destroy them."""
+        tensors = [tensor(b) for b in (g_buf, y_buf, gi_buf)]
+        status, size, executor = P1(*tensors)
+        assert P2(None, size, executor, None) == ACLNN_SUCCESS
+        for t in tensors:
+            assert aclDestroyTensor(t) == ACLNN_SUCCESS
+
+    def executor_cycle():
+        """A repeatable executor run twice and destroyed; one destroyed unrun."""
+        executor = P1(g, row, gi)[2]
+        assert aclSetAclOpExecutorRepeatable(executor) == ACLNN_SUCCESS
+        for _ in range(2):
+            assert P2(workspace, len(workspace), executor, None) == ACLNN_SUCCESS
+        assert aclDestroyAclOpExecutor(executor) == ACLNN_SUCCESS
+        assert aclDestroyAclOpExecutor(P1(g, y, gi)[2]) == ACLNN_SUCCESS
+
+    def error_cycle():
+        """Failures: refused descriptors and buffers, phase 1, phase 2."""
+        assert aclCreateTensor([4], ACL_FLOAT, [-1], 0, ACL_FORMAT_ND, [4], g_buf) is None
+        assert aclCreateTensor([4], ACL_FLOAT, [1], 0, ACL_FORMAT_ND, [4],
+                               _released_view()) is None
+        assert P1(g, y, wrong)[0] == ACLNN_ERR_PARAM_INVALID
+        assert P2(None, 0, None, None) == ACLNN_ERR_PARAM_NULLPTR
+        assert aclGetRecentErrMsg().count("\n") == 3
+
+    def stream_cycle():
+        """A stream created, given launches, synchronized and destroyed."""
+        status, stream = aclrtCreateStream()
+        for _ in range(3):
+            status, size, executor = P1(g, row, gi)
+            assert P2(bytearray(size), size, executor, stream) == ACLNN_SUCCESS
+        assert aclrtSynchronizeStream(stream) == ACLNN_SUCCESS
+        assert aclrtDestroyStream(stream) == ACLNN_SUCCESS
+
+    loops = [(both_phases, 100_000, True), (tensor_cycle, 5_000, False),
+             (executor_cycle, 5_000, False), (error_cycle, 5_000, False),
+             (stream_cycle, 200, False)]
+    watched = (g_buf, y_buf, row_buf, gi_buf, workspace, g, y, row, gi, wrong)
+
+    def measure():
+        gc.collect()
+        return ([sys.getrefcount(o) for o in watched], len(gc.get_objects()),
+                sys.getallocatedblocks(), _rss_bytes(), threading.active_count())
+
+    for loop, count, indexed in loops:  # warm up caches and free lists
+        for i in range(max(count // 50, 20)):
+            loop(i) if indexed else loop()
+    refs, objects, blocks, rss, threads = measure()
+    for loop, count, indexed in loops:
+        for i in range(count):
+            loop(i) if indexed else loop()
+    refs_after, objects_after, blocks_after, rss_after, threads_after = measure()
+    assert refs_after == refs
+    assert threads_after == threads  # every stream's worker is gone
+    # One leaked object per call would be >= 200 objects (streams) and
+    # >= 5,000 blocks (the other loops).
+    assert objects_after - objects < 100
+    assert blocks_after - blocks < 1_000
+    assert rss_after - rss < 4 * 2**20
+    assert_same(gi_buf, np.full(4, 0.25, np.float32))  # 1 * (1 - 0.5) * 0.5
+
+
+# --- hostile inputs ----------------------------------------------------------
+
+def _zero_strided(shape, dtype=np.float32):
+    """A writable array of ``shape`` over one element: numpy's way to say huge."""
+    return as_strided(np.zeros(1, dtype), shape=shape, strides=(0,) * len(shape))
+
+
+@pytest.mark.parametrize("dims, stride, storage, words", [
+    ([2 ** 32, 2 ** 32], [0, 0], [1], "element count of view_dims [4294967296, 4294967296]"),
+    ([2 ** 31, 2 ** 31], [0, 0], [1], "byte size of view_dims"),
+    ([4], [1], [2 ** 32, 2 ** 32], "element count of storage_dims"),
+    ([4], [1], [2 ** 31, 2 ** 31], "byte size of storage_dims"),
+    ([3, 2], [2 ** 62, 1], [6], "the last element the view reaches"),
+    ([2 ** 64 - 1], [1], [4], "view_dims[0] = 18446744073709551615 overflows int64"),
+])
+def test_dims_whose_product_overflows_int64(dims, stride, storage, words):
+    """Products are taken in Python integers and held to C's int64."""
+    assert aclCreateTensor(dims, ACL_FLOAT, stride, 0, ACL_FORMAT_ND, storage,
+                           bytearray(64)) is None
+    message = aclGetRecentErrMsg()
+    assert message.startswith("aclCreateTensor: ") and words in message, message
+
+
+def test_huge_broadcasts_are_refused_or_planned_without_allocating():
+    # Each input is a valid tensor; their broadcast has 2**64 elements.
+    g = tensor_from_array(_zero_strided((2 ** 32, 1)))
+    y = tensor_from_array(_zero_strided((1, 2 ** 32)))
+    gi = tensor_from_array(_zero_strided((2 ** 32, 1)))
+    assert P1(g, y, gi) == (ACLNN_ERR_PARAM_INVALID, 0, None)
+    assert "broadcast to shape [4294967296, 4294967296]" in aclGetRecentErrMsg()
+    # 2**60 elements fit in int64: phase 1 plans 2**63 + 63 bytes of staging,
+    # and phase 2 refuses any smaller workspace before touching memory.
+    storage = np.full(1, 7, np.float32)
+    huge_out = as_strided(storage, shape=(2 ** 30, 2 ** 30), strides=(0, 0))
+    g = tensor_from_array(_zero_strided((2 ** 30, 1)))
+    y = tensor_from_array(_zero_strided((1, 2 ** 30)))
+    status, size, executor = P1(g, y, tensor_from_array(huge_out))
+    assert (status, size) == (ACLNN_SUCCESS, 2 ** 63 + 63)
+    assert P2(bytearray(1 << 16), 1 << 16, executor, None) == ACLNN_ERR_PARAM_INVALID
+    assert "smaller than the 9223372036854775871 bytes" in aclGetRecentErrMsg()
+    assert P2(None, size, executor, None) == ACLNN_ERR_PARAM_INVALID
+    assert "workspace is null" in aclGetRecentErrMsg()
+    assert storage[0] == 7
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"stride": [-1]}, "stride[0] is negative (-1)"),
+    ({"stride": [np.int64(-1)]}, "stride[0] is negative (-1)"),
+    ({"offset": -1}, "offset is negative (-1)"),
+    ({"dims": [-4]}, "view_dims[0] is negative (-4)"),
+    ({"storage": [-4]}, "storage_dims[0] is negative (-4)"),
+])
+def test_negative_strides_and_offsets(kwargs, words):
+    """C walks a view backwards with a negative stride; CANN's descriptors
+    cannot, and aclCreateTensor says so."""
+    args = {"dims": [4], "stride": [1], "offset": 3, "storage": [8], **kwargs}
+    assert aclCreateTensor(args["dims"], ACL_FLOAT, args["stride"], args["offset"],
+                           ACL_FORMAT_ND, args["storage"], bytearray(32)) is None
+    assert aclGetRecentErrMsg() == f"aclCreateTensor: {words}"
+
+
+@pytest.mark.parametrize("view", [np.arange(8.0)[::-1], np.arange(8.0).reshape(2, 4)[:, ::-2]],
+                         ids=["reversed", "reversed-columns"])
+def test_negative_strided_arrays(view):
+    with pytest.raises(ValueError, match=r"^arr has strides .*non-negative multiples"):
+        tensor_from_array(view)
+    # What the message suggests gives the reference result.
+    gi, buf = make(list(view.shape), ACL_DOUBLE)
+    run(tensor_from_array(np.ascontiguousarray(view)), tensor_from_array(view.copy()), gi)
+    assert_same(buf.reshape(view.shape), expected(view, view, ACL_DOUBLE))
+
+
+class ArrayInterfaceRaises:
+    @property
+    def __array_interface__(self):
+        raise RuntimeError("export failed")
+
+
+class ArrayRaises:
+    def __array__(self, dtype=None, copy=None):
+        raise RuntimeError("export failed")
+
+
+class DLPackRaises:
+    def __dlpack__(self, **kwargs):
+        raise BufferError("export failed")
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+class BufferRaises:
+    """Python 3.12+ (PEP 688) calls this for the buffer protocol."""
+
+    def __buffer__(self, flags):
+        raise RuntimeError("export failed")
+
+
+def _released_pickle_buffer():
+    buf = pickle.PickleBuffer(bytearray(16))
+    buf.release()
+    return buf
+
+
+def _closed_mmap():
+    m = mmap.mmap(-1, 64)
+    m.close()
+    return m
+
+
+NOT_A_BUFFER = "must export the buffer protocol (a NumPy array, bytearray, memoryview"
+# What each hostile object gives, for an argument called NAME.
+HOSTILE = [
+    # Only the buffer protocol is read: the other protocols are never called.
+    (ArrayInterfaceRaises, f"NAME {NOT_A_BUFFER}"),
+    (ArrayRaises, f"NAME {NOT_A_BUFFER}"),
+    (DLPackRaises, f"NAME {NOT_A_BUFFER}"),
+    (BufferRaises, "NAME: cannot read the buffer of a BufferRaises: "
+                   + ("export failed" if sys.version_info >= (3, 12) else "memoryview: ")),
+    (_released_view, "NAME: cannot read the buffer of a memoryview: "
+                     "operation forbidden on released memoryview object"),
+    (_released_pickle_buffer, "NAME: cannot read the buffer of a PickleBuffer: "
+                              "operation forbidden on released PickleBuffer object"),
+    (_closed_mmap, "NAME: cannot read the buffer of a mmap: mmap closed or invalid"),
+]
+
+
+@pytest.mark.parametrize("make_hostile, words", HOSTILE,
+                         ids=lambda h: getattr(h, "__name__", None))
+def test_objects_whose_buffer_export_raises(make_hostile, words):
+    assert aclCreateTensor([4], ACL_FLOAT, [1], 0, ACL_FORMAT_ND, [4], make_hostile()) is None
+    message = aclGetRecentErrMsg()
+    assert message.startswith("aclCreateTensor: " + words.replace("NAME", "tensor_data"))
+    # As the workspace: a status, nothing written, the executor still usable.
+    rng = np.random.default_rng(5)
+    g_vals, y_vals = sample(np.float32, [4, 4], rng, "g"), sample(np.float32, [4], rng, "y")
+    g, y = make([4, 4], ACL_FLOAT, g_vals)[0], make([4], ACL_FLOAT, y_vals)[0]
+    gi, buf = make([4, 4], ACL_FLOAT)
+    status, size, executor = P1(g, y, gi)
+    assert status == ACLNN_SUCCESS and size > 0
+    assert P2(make_hostile(), size, executor, None) == ACLNN_ERR_PARAM_INVALID
+    message = aclGetRecentErrMsg()
+    assert message.startswith("aclnnSigmoidBackward: " + words.replace("NAME", "workspace"))
+    assert not buf.any()
+    assert P2(bytearray(size), size, executor, None) == ACLNN_SUCCESS
+    assert_same(buf.reshape(4, 4), expected(g_vals, y_vals, ACL_FLOAT))
+
+
+def test_memoryview_released_after_creation():
+    """The tensor holds its own export: the caller's view may be released."""
+    rng = np.random.default_rng(6)
+    g_vals, y_vals = sample(np.float32, [8], rng, "g"), sample(np.float32, [8], rng, "y")
+    memory = bytearray(32)
+    view = memoryview(memory)
+    gi = aclCreateTensor([8], ACL_FLOAT, [1], 0, ACL_FORMAT_ND, [8], view)
+    view.release()
+    run(make([8], ACL_FLOAT, g_vals)[0], make([8], ACL_FLOAT, y_vals)[0], gi)
+    assert_same(np.frombuffer(memory, np.float32), expected(g_vals, y_vals, ACL_FLOAT))
+
+
+@pytest.mark.parametrize("where", ["default stream", "stream"])
+def test_mmap_closed_and_bytearray_resized_after_creation(where):
+    """Closing or resizing memory that a tensor, an executor or a queued
+    launch uses raises BufferError, and the memory stays valid; once nothing
+    uses it any more, both work."""
+    rng = np.random.default_rng(7)
+    g_vals, y_vals = sample(np.float32, [4, 4], rng, "g"), sample(np.float32, [1, 4], rng, "y")
+    g_memory, gi_memory = bytearray(g_vals.tobytes()), mmap.mmap(-1, 64)
+    g = aclCreateTensor([4, 4], ACL_FLOAT, [4, 1], 0, ACL_FORMAT_ND, [16], g_memory)
+    gi = aclCreateTensor([4, 4], ACL_FLOAT, [4, 1], 0, ACL_FORMAT_ND, [16], gi_memory)
+    y = make([1, 4], ACL_FLOAT, y_vals)[0]
+    with pytest.raises(BufferError):
+        g_memory.extend(b"1234")       # the tensor holds it
+    status, size, executor = P1(g, y, gi)
+    check(status)
+    workspace = bytearray(size)
+    for t in (g, gi):
+        assert aclDestroyTensor(t) == ACLNN_SUCCESS
+    with pytest.raises(BufferError):
+        gi_memory.close()              # the executor holds it
+    with pytest.raises(BufferError):
+        g_memory.extend(b"1234")
+    stream = aclrtCreateStream()[1] if where == "stream" else None
+    gate = threading.Event()
+    if stream is not None:
+        assert stream._launch("hold", lambda: gate.wait(WAIT))  # keeps the launch queued
+    assert P2(workspace, size, executor, stream) == ACLNN_SUCCESS
+    if stream is not None:
+        for resize in (gi_memory.close, lambda: g_memory.extend(b"1234"),
+                       lambda: workspace.extend(b"1234")):
+            with pytest.raises(BufferError):
+                resize()               # the queued launch holds them
+        gate.set()
+        assert aclrtSynchronizeStream(stream) == ACLNN_SUCCESS
+    assert_same(np.frombuffer(gi_memory, np.float32).reshape(4, 4),
+                expected(g_vals, y_vals, ACL_FLOAT))
+    # Run (and synchronized), its executor spent, its tensors destroyed:
+    # nothing holds these buffers any more.
+    g_memory.extend(b"1234")
+    workspace.extend(b"1234")
+    gi_memory.close()
+    if stream is not None:
+        assert aclrtDestroyStream(stream) == ACLNN_SUCCESS
+
+
+# --- interrupts --------------------------------------------------------------
+
+CTRL_C = textwrap.dedent("""
+    import atexit
+    import sys
+    import numpy as np
+    from sigmoid_backward.aclnn import (aclnnSigmoidBackward as P2, aclrtCreateStream,
+        aclnnSigmoidBackwardGetWorkspaceSize as P1, aclrtDestroyStream,
+        aclrtSynchronizeStream, check, tensor_from_array)
+
+    atexit.register(print, "atexit ran", flush=True)  # an orderly shutdown runs it
+    g = np.ones(4_000_000, np.float32)
+    y = np.full(g.shape, 0.5, np.float32)
+    out = np.empty_like(g)
+    t_g, t_y, t_out = tensor_from_array(g), tensor_from_array(y), tensor_from_array(out)
+    t_row, t_strided = tensor_from_array(y[:1]), tensor_from_array(out[::2])
+    t_half = tensor_from_array(g[::2].astype(np.float16))
+    stream = aclrtCreateStream()[1] if ON_STREAM else None
+
+    def both(a, b, c):
+        status, size, executor = P1(a, b, c)
+        check(status)
+        check(P2(bytearray(size) if size else None, size, executor, stream))
+
+    print("ready", flush=True)
+    try:
+        while True:  # direct, and staged through a workspace; on a stream, 8 queued
+            for _ in range(4):
+                both(t_g, t_y, t_out)
+                both(t_half, t_row, t_strided)
+            check(aclrtSynchronizeStream(stream))
+    except KeyboardInterrupt:
+        if CATCH:
+            # Whatever was queued finishes; the stream and both phases still work.
+            check(aclrtSynchronizeStream(stream))
+            small = np.empty(3, np.float32)
+            t_small = tensor_from_array(small)
+            both(tensor_from_array(np.ones(3, np.float32)), t_row, t_small)
+            check(aclrtSynchronizeStream(stream))
+            assert small.tolist() == [0.25] * 3, small
+            if stream is not None:
+                check(aclrtDestroyStream(stream))
+            print("recovered", flush=True)
+            sys.exit(0)
+        raise
+""")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("catch", [True, False], ids=["caught", "uncaught"])
+@pytest.mark.parametrize("on_stream", [True, False], ids=["stream", "default stream"])
+def test_ctrl_c_during_a_long_computation(on_stream, catch):
+    script = f"ON_STREAM = {on_stream}\nCATCH = {catch}\n" + CTRL_C
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "ready\n"
+        threading.Event().wait(0.3)  # let it get into the loop
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=WAIT)
+    finally:
+        proc.kill()
+        proc.wait()
+    if catch:
+        assert (proc.returncode, stdout) == (0, "recovered\natexit ran\n"), stderr
+    else:
+        # CPython re-raises an uncaught KeyboardInterrupt as SIGINT after the
+        # traceback and the atexit handlers: an orderly exit, not a crash.
+        assert proc.returncode in (-signal.SIGINT, 1), (proc.returncode, stderr)
+        assert stderr.rstrip().endswith("KeyboardInterrupt"), stderr
+        assert stdout == "atexit ran\n", (stdout, stderr)
