@@ -7,6 +7,7 @@ bit for bit (NaN compared as NaN).
 """
 import numpy as np
 import ml_dtypes
+import pytest
 
 from sigmoid_backward import reference
 from sigmoid_backward import aclnn
@@ -139,3 +140,14 @@ def run(g, y, gi, stream=None):
     aclnn.check(aclnn.aclnnSigmoidBackward(workspace, size, executor, stream))
     aclnn.check(aclnn.aclrtSynchronizeStream(stream))
     return size
+
+
+@pytest.fixture(autouse=True)
+def clean_aclnn_state(monkeypatch):
+    """The default SoC (Ascend910B, which takes a BF16 gradOutput) and no
+    stale error messages.  Autouse in every module that imports it."""
+    monkeypatch.delenv("SIGMOID_BACKWARD_SOC_VERSION", raising=False)
+    aclnn.set_soc_version(None)
+    aclnn.aclGetRecentErrMsg()
+    yield
+    aclnn.set_soc_version(None)

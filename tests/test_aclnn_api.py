@@ -14,18 +14,10 @@ from sigmoid_backward.aclnn import (ACLNN_ERR_PARAM_INVALID, ACLNN_SUCCESS, Acln
                                     aclGetRecentErrMsg, aclrtGetSocName, check,
                                     set_soc_version)
 
-from aclnn_support import raw
+from aclnn_support import clean_aclnn_state, raw  # noqa: F401 (autouse)
 
 ROOT = Path(__file__).resolve().parent.parent
 
-
-@pytest.fixture(autouse=True)
-def _clean(monkeypatch):
-    monkeypatch.delenv("SIGMOID_BACKWARD_SOC_VERSION", raising=False)
-    set_soc_version(None)
-    aclGetRecentErrMsg()
-    yield
-    set_soc_version(None)
 
 
 # Names and constants ----------------------------------------------------------

@@ -16,17 +16,10 @@ from sigmoid_backward.aclnn import (ACL_BF16, ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16
                                     aclCreateTensor, aclGetRecentErrMsg,
                                     aclnnSigmoidBackwardGetWorkspaceSize)
 
-from aclnn_support import (NP_OF, SIX, assert_same, castable, expected, gather, indices,
+from aclnn_support import (clean_aclnn_state,  # noqa: F401 (autouse)
+                           NP_OF, SIX, assert_same, castable, expected, gather, indices,
                            make, promote, run, sample)
 
-
-@pytest.fixture(autouse=True)
-def _clean(monkeypatch):
-    monkeypatch.delenv("SIGMOID_BACKWARD_SOC_VERSION", raising=False)
-    aclnn.set_soc_version(None)
-    aclGetRecentErrMsg()
-    yield
-    aclnn.set_soc_version(None)
 
 
 def check_call(g_type, y_type, gi_type, g_dims, y_dims, rng, **layout):

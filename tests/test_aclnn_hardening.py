@@ -20,7 +20,6 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from numpy.lib.stride_tricks import as_strided
 
-from sigmoid_backward import aclnn
 from sigmoid_backward.aclnn import (ACL_BF16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_DOUBLE,
                                     ACL_FLOAT, ACL_FLOAT16, ACL_FORMAT_ND,
                                     ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR,
@@ -31,20 +30,13 @@ from sigmoid_backward.aclnn import (ACL_BF16, ACL_COMPLEX64, ACL_COMPLEX128, ACL
                                     aclSetAclOpExecutorRepeatable, check, tensor_from_array)
 
 import test_aclnn_fuzz as fuzz
-from aclnn_support import NP_OF, assert_same, expected, gather, make, run, sample
+from aclnn_support import (NP_OF, assert_same, clean_aclnn_state, expected, gather, make,  # noqa: F401
+                           run, sample)
+from helpers import ArrayInterfaceRaises, ArrayRaises, BufferRaises, DLPackRaises
 
 WAIT = 60  # seconds: a bound for a hung test, never reached when all is well
 P1, P2 = aclnnSigmoidBackwardGetWorkspaceSize, aclnnSigmoidBackward
 
-
-@pytest.fixture(autouse=True)
-def _clean(monkeypatch):
-    # The default SoC (Ascend910B) takes a BF16 gradOutput; no stale messages.
-    monkeypatch.delenv("SIGMOID_BACKWARD_SOC_VERSION", raising=False)
-    aclnn.set_soc_version(None)
-    aclGetRecentErrMsg()
-    yield
-    aclnn.set_soc_version(None)
 
 
 def run_threads(target, count):
@@ -374,32 +366,6 @@ def test_negative_strided_arrays(view):
     gi, buf = make(list(view.shape), ACL_DOUBLE)
     run(tensor_from_array(np.ascontiguousarray(view)), tensor_from_array(view.copy()), gi)
     assert_same(buf.reshape(view.shape), expected(view, view, ACL_DOUBLE))
-
-
-class ArrayInterfaceRaises:
-    @property
-    def __array_interface__(self):
-        raise RuntimeError("export failed")
-
-
-class ArrayRaises:
-    def __array__(self, dtype=None, copy=None):
-        raise RuntimeError("export failed")
-
-
-class DLPackRaises:
-    def __dlpack__(self, **kwargs):
-        raise BufferError("export failed")
-
-    def __dlpack_device__(self):
-        return (1, 0)
-
-
-class BufferRaises:
-    """Python 3.12+ (PEP 688) calls this for the buffer protocol."""
-
-    def __buffer__(self, flags):
-        raise RuntimeError("export failed")
 
 
 def _released_pickle_buffer():

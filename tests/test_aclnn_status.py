@@ -14,18 +14,10 @@ from sigmoid_backward.aclnn import (ACL_BF16, ACL_COMPLEX64, ACL_DOUBLE, ACL_FLO
                                     aclnnSigmoidBackward,
                                     aclnnSigmoidBackwardGetWorkspaceSize)
 
-from aclnn_support import UNSUPPORTED, make, raw
+from aclnn_support import UNSUPPORTED, clean_aclnn_state, make, raw  # noqa: F401 (autouse)
 
 NAMES = ["gradOutput", "output", "gradInput"]
 
-
-@pytest.fixture(autouse=True)
-def _clean(monkeypatch):
-    monkeypatch.delenv("SIGMOID_BACKWARD_SOC_VERSION", raising=False)
-    aclnn.set_soc_version(None)
-    aclGetRecentErrMsg()
-    yield
-    aclnn.set_soc_version(None)
 
 
 def three(dims=(2, 2), types=(ACL_FLOAT, ACL_FLOAT, ACL_FLOAT)):

@@ -21,14 +21,10 @@ from sigmoid_backward.aclnn import (ACL_DOUBLE, ACL_FLOAT, ACL_FORMAT_ND,
                                     aclrtDestroyStream, aclrtSynchronizeStream, check)
 from sigmoid_backward.aclnn import _plan
 
-from aclnn_support import assert_same, expected, make, sample
+from aclnn_support import assert_same, clean_aclnn_state, expected, make, sample  # noqa: F401
 
 WAIT = 30  # seconds: a bound for a hung test, never reached when all is well
 
-
-@pytest.fixture(autouse=True)
-def _clean():
-    aclGetRecentErrMsg()
 
 
 @pytest.fixture

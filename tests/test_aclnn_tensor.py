@@ -14,14 +14,10 @@ from sigmoid_backward.aclnn import (ACL_BF16, ACL_DOUBLE, ACL_FLOAT, ACL_FORMAT_
                                     aclCreateTensor, aclDestroyTensor, aclGetRecentErrMsg,
                                     tensor_from_array)
 
-from aclnn_support import assert_same, expected, gather, run, sample
+from aclnn_support import assert_same, clean_aclnn_state, expected, gather, run, sample  # noqa: F401
 
 BIG = 2 ** 63 - 1
 
-
-@pytest.fixture(autouse=True)
-def _clean():
-    aclGetRecentErrMsg()
 
 
 _FRESH = object()

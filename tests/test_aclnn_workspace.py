@@ -14,12 +14,8 @@ from sigmoid_backward.aclnn import (ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_FORM
                                     aclnnSigmoidBackward, aclnnSigmoidBackwardGetWorkspaceSize,
                                     aclSetAclOpExecutorRepeatable)
 
-from aclnn_support import assert_same, expected, make, sample
+from aclnn_support import assert_same, clean_aclnn_state, expected, make, sample  # noqa: F401
 
-
-@pytest.fixture(autouse=True)
-def _clean():
-    aclGetRecentErrMsg()
 
 
 def _round64(n):

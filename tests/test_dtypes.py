@@ -6,7 +6,7 @@ import pytest
 
 from sigmoid_backward import sigmoid_backward, reference
 
-from helpers import ALL_DTYPES, BF16, assert_same, random_array
+from helpers import ALL_DTYPES, assert_same, random_array
 
 f16, bf16, f32, f64, c64, c128 = ALL_DTYPES
 # SPEC.md, "Shapes, layout, promotion": row promoted with column.

@@ -20,6 +20,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from sigmoid_backward import _dtypes, reference, sigmoid_backward as sb
 
+from helpers import ArrayInterfaceRaises, ArrayRaises, BufferRaises, DLPackRaises
+
 BF16 = np.dtype(ml_dtypes.bfloat16)
 FLOATS = [np.dtype(d) for d in ("float16", BF16, "float32", "float64", "complex64",
                                 "complex128")]
@@ -333,25 +335,6 @@ def test_ragged_lists(ragged, name):
     assert not out.any()
 
 
-class ArrayRaises:
-    def __array__(self, dtype=None, copy=None):
-        raise RuntimeError("export failed")
-
-
-class ArrayInterfaceRaises:
-    @property
-    def __array_interface__(self):
-        raise RuntimeError("export failed")
-
-
-class DLPackRaises:
-    def __dlpack__(self, **kwargs):
-        raise BufferError("export failed")
-
-    def __dlpack_device__(self):
-        return (1, 0)
-
-
 class SequenceRaises:
     def __len__(self):
         return 3
@@ -374,10 +357,6 @@ def test_objects_whose_export_raises(cls):
 
 @pytest.mark.skipif(sys.version_info < (3, 12), reason="__buffer__ is Python 3.12+ (PEP 688)")
 def test_buffer_export_raises():
-    class BufferRaises:
-        def __buffer__(self, flags):
-            raise RuntimeError("export failed")
-
     with pytest.raises(TypeError, match="^grad_output: cannot .*export failed"):
         sb(BufferRaises(), 1.0)
 

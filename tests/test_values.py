@@ -10,7 +10,7 @@ import pytest
 from sigmoid_backward import sigmoid_backward, reference
 from sigmoid_backward._kernels import use_simd_half
 
-from helpers import ALL_DTYPES, BF16, REAL_DTYPES, assert_same, random_array, specials
+from helpers import ALL_DTYPES, BF16, assert_same, random_array, specials
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
