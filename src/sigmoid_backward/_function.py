@@ -14,7 +14,7 @@ Everything that can fail is checked before the first element is written.
 import numpy as np
 
 from . import _dtypes, _threads
-from ._kernels import apply as _apply
+from ._kernels import apply as _apply, try_direct as _try_direct
 
 # Elements per nditer block: large enough that the per-block Python cost is
 # small next to the kernel and that blocks can use both threads.
@@ -163,6 +163,10 @@ def sigmoid_backward(grad_output, output, /, out=None, *, dtype=None, num_thread
     array([[  0.,  -2.],
            [ -6., -12.]], dtype=float32)
     """
+    # Same-dtype, same-shape contiguous ndarrays: the whole call in C.
+    result = _try_direct(grad_output, output, out, dtype, num_threads)
+    if result is not None:
+        return result
     g_val, g = _operand(grad_output, "grad_output")
     y_val, y = _operand(output, "output")
     dt = _compute_dtype(g_val, y_val, dtype)
