@@ -1,5 +1,9 @@
 """``python -m sigmoid_backward``: the operator document's example, then a
-one-line timing against the NumPy expression."""
+one-line timing against the NumPy expression.
+
+``python -m sigmoid_backward bench ...`` compares with PyTorch, numexpr and
+NumPy side by side (_bench.py).
+"""
 import sys
 import timeit
 
@@ -31,8 +35,11 @@ def _timing(n=1_000_000):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "bench":
+        from . import _bench  # only now: it imports PyTorch when installed
+        return _bench.main(argv[1:])
     if argv:
-        print(f"usage: python -m sigmoid_backward  (unknown arguments: {' '.join(argv)})",
+        print(f"usage: python -m sigmoid_backward [bench --help]  (unknown arguments: {' '.join(argv)})",
               file=sys.stderr)
         return 2
     _example()
