@@ -101,7 +101,10 @@ def test_threads_are_checked_on_the_fast_path():
         sigmoid_backward(g, y, num_threads=0)
     with pytest.raises(TypeError, match="num_threads must be an integer"):
         sigmoid_backward(g, y, num_threads="2")
-    _assert_equal(sigmoid_backward(g, y, num_threads=3), _expected(g, y))
+    with pytest.raises(TypeError, match="num_threads must be an integer"):
+        sigmoid_backward(g, y, num_threads=True)
+    for count in (3, np.int64(2), 5000):
+        _assert_equal(sigmoid_backward(g, y, num_threads=count), _expected(g, y))
 
 
 def test_large_call_with_default_threads():

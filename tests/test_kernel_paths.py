@@ -88,7 +88,7 @@ def test_every_isa_matches_reference(dtype, isa, restore_kernel_settings):
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_streaming_stores_match_ordinary_stores(dtype, restore_kernel_settings):
-    """Sizes around the 2 KiB staging block and 64-byte lines, with starts
+    """Sizes around the L1 staging block and 64-byte lines, with starts
     at every element offset within a 16-byte vector; 1 and 2 threads."""
     block = STREAM_BLOCK // dtype.itemsize
     g, y = _inputs(3 * block + 40, dtype, seed=2)
@@ -121,14 +121,15 @@ def test_streaming_stores_in_place(dtype, restore_kernel_settings):
     assert_same_bits(y2, expected, "out is output")
 
 
-def test_streaming_stores_above_the_default_threshold():
-    """The default threshold, crossed for real: 1 and 2 threads, an
-    unaligned start, float32 just below and above it."""
-    n_min = LIMITS["stream_min_bytes"] // 4
-    g, y = _inputs(n_min + 100, np.dtype(np.float32), seed=4)
+def test_streaming_stores_around_the_default_threshold():
+    """The default threshold, crossed for real: each thread streams its part
+    from stream_min_bytes on; float32 just below and above it, 1 and 2
+    threads, an unaligned start."""
+    per_thread = LIMITS["stream_min_bytes"] // 4
+    g, y = _inputs(2 * per_thread + 200, np.dtype(np.float32), seed=4)
     expected = _expected(g, y)
-    for n in (n_min - 1, n_min, n_min + 99):
-        for threads in (1, 2):
+    for threads in (1, 2):
+        for n in (threads * per_thread - 1, threads * per_thread + 130):
             out = _unaligned(np.empty(n, np.float32), 1)
             sigmoid_backward(g[1:n + 1], y[1:n + 1], out=out, num_threads=threads)
             assert_same_bits(out, expected[1:n + 1], f"n={n} threads={threads}")

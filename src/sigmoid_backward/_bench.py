@@ -16,11 +16,13 @@ Contenders, each only when installed:
 
 Method: outputs are allocated once per case; every contender gets the same
 thread count (``torch.set_num_threads``, ``numexpr.set_num_threads``;
-NumPy has one thread); calls are interleaved, in a rotating order, and the
-median of each contender's samples is reported.  A sample times enough
-back-to-back calls to last about 50 µs.  GB/s counts the bytes a call must
-move: both inputs read and the output written once.  ``x`` columns are the
-peer's time divided by ours: above 1 means sigmoid_backward is faster.
+NumPy has one thread).  Each peer is timed against sigmoid_backward alone:
+calls of the two alternate, and the medians of their samples give the
+peer's ratio, so that no third library's caches or spinning threads fall
+on one side only.  A sample times enough back-to-back calls to last about
+50 µs.  GB/s counts the bytes a call must move: both inputs read and the
+output written once.  Ratios are the peer's time divided by ours: above 1
+means sigmoid_backward is faster.
 """
 import argparse
 import datetime
@@ -128,12 +130,9 @@ def _numpy_contender(g, y):
     return lambda: g * (1 - y) * y
 
 
-def _contenders(g, y, out, nthreads, modules, numpy_fits):
-    """name -> zero-argument callable, for the contenders that can run."""
-    found = {
-        "sigmoid_backward": lambda: sigmoid_backward(g, y, out=out, num_threads=nthreads),
-        "floor": lambda: stream_floor(g, y, out, nthreads),
-    }
+def _peers(g, y, out, nthreads, modules, numpy_fits):
+    """name -> zero-argument callable, for the peers that can run."""
+    found = {"floor": lambda: stream_floor(g, y, out, nthreads)}
     if modules.get("torch") is not None:
         found["torch"] = _torch_contender(modules["torch"], g, y, out)
     if modules.get("numexpr") is not None:
@@ -179,6 +178,18 @@ def measure(fns, target_seconds=_TARGET_SECONDS):
             for name in names[k:] + names[:k]:
                 samples[name].append(_sample(fns[name], calls[name]))
     return {name: float(np.median(s)) for name, s in samples.items()}
+
+
+def compare(ours, peers, target_seconds=_TARGET_SECONDS):
+    """``(our time, {peer: (peer time, peer time / our time)})``: each peer
+    measured in alternation with ``ours`` alone; our time is the median of
+    our times in those pairs."""
+    ours_times, result = [], {}
+    for name, fn in peers.items():
+        t = measure({"ours": ours, name: fn}, target_seconds)
+        ours_times.append(t["ours"])
+        result[name] = (t[name], t[name] / t["ours"])
+    return float(np.median(ours_times)), result
 
 
 # ---- data -------------------------------------------------------------------
@@ -237,41 +248,36 @@ def _versions(modules):
     return ", ".join(parts)
 
 
-def _header(peers):
+def _header():
     cols = [f"{'dtype':<10} {'n':>6} {'ours':>9} {'GB/s':>6}"]
-    cols += [f"{p:>17}" for p in peers]
+    cols += [f"{p:>17}" for p in PEERS]
     return " ".join(cols)
 
 
-def _row(dtype, n, times, peers):
-    ours = times["sigmoid_backward"]
+def _row(dtype, n, ours, peers):
     nbytes = 3 * n * dtype.itemsize
     cells = [f"{str(dtype):<10} {_fmt_size(n):>6} {_fmt_time(ours):>9} "
              f"{nbytes / ours / 1e9:>6.1f}"]
-    for p in peers:
-        if p in times:
-            cells.append(f"{_fmt_time(times[p]):>9} {times[p] / ours:>6.2f}x")
+    for p in PEERS:
+        if p in peers:
+            cells.append(f"{_fmt_time(peers[p][0]):>9} {peers[p][1]:>6.2f}x")
         else:
             cells.append(f"{'-':>17}")
     return " ".join(cells)
 
 
-def _scaling(nthreads, n, out_lines):
-    """float32 at the largest size: 1 thread against ``nthreads``."""
+def _scaling(nthreads, n):
+    """float32 at ``n``: 1 thread against ``nthreads``, ours and the floor's."""
     g, y = make_inputs(n, np.dtype(np.float32))
     out = np.empty_like(g)
-    t = measure({
-        "ours 1": lambda: sigmoid_backward(g, y, out=out, num_threads=1),
-        f"ours {nthreads}": lambda: sigmoid_backward(g, y, out=out, num_threads=nthreads),
-        "floor 1": lambda: stream_floor(g, y, out, 1),
-        f"floor {nthreads}": lambda: stream_floor(g, y, out, nthreads),
-    })
-    out_lines.append(
-        f"threads 1 -> {nthreads}, float32 n={_fmt_size(n)}: sigmoid_backward "
-        f"{_fmt_time(t['ours 1'])} -> {_fmt_time(t[f'ours {nthreads}'])} "
-        f"({t['ours 1'] / t[f'ours {nthreads}']:.2f}x); floor "
-        f"{_fmt_time(t['floor 1'])} -> {_fmt_time(t[f'floor {nthreads}'])} "
-        f"({t['floor 1'] / t[f'floor {nthreads}']:.2f}x)")
+    parts = []
+    for name, run in (("sigmoid_backward",
+                       lambda k: sigmoid_backward(g, y, out=out, num_threads=k)),
+                      ("floor", lambda k: stream_floor(g, y, out, k))):
+        t = measure({1: lambda: run(1), nthreads: lambda: run(nthreads)})
+        parts.append(f"{name} {_fmt_time(t[1])} -> {_fmt_time(t[nthreads])} "
+                     f"({t[1] / t[nthreads]:.2f}x)")
+    return f"threads 1 -> {nthreads}, float32 n={_fmt_size(n)}: {'; '.join(parts)}"
 
 
 def plot(results, path, nthreads):
@@ -279,12 +285,13 @@ def plot(results, path, nthreads):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    dtypes = list(dict.fromkeys(d for d, _, _ in results))
+    dtypes = list(dict.fromkeys(d for d, _, _, _ in results))
     cols = min(3, len(dtypes))
     rows = math.ceil(len(dtypes) / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.6 * rows), squeeze=False)
     for ax, dtype in zip(axes.flat, dtypes):
-        cases = [(n, t) for d, n, t in results if d == dtype]
+        cases = [(n, {"sigmoid_backward": ours, **{p: t for p, (t, _) in peers.items()}})
+                 for d, n, ours, peers in results if d == dtype]
         for name in ("sigmoid_backward",) + PEERS:
             pts = [(n, 3 * n * dtype.itemsize / t[name] / 1e9) for n, t in cases if name in t]
             if pts:
@@ -321,10 +328,11 @@ def main(argv):
     lines = [f"python -m sigmoid_backward bench {' '.join(argv)}".rstrip(),
              f"{datetime.date.today().isoformat()}, {machine_line()}",
              f"{_versions(modules)}; {nthreads} thread(s) for every contender",
-             "ours = sigmoid_backward(g, y, out=out); peer columns: time and peer time / "
-             "ours (above 1: ours is faster); medians of interleaved calls", ""]
+             "ours = sigmoid_backward(g, y, out=out), median over its pairs; peer columns: "
+             "the peer's time and peer time / ours (above 1: ours is faster), medians of "
+             "calls alternating with ours alone", ""]
     print("\n".join(lines), flush=True)
-    header = _header(PEERS)
+    header = _header()
     print(header)
     print("-" * len(header), flush=True)
     results = []
@@ -337,15 +345,16 @@ def main(argv):
                 continue
             g, y = make_inputs(n, dtype)
             out = np.empty_like(g)
-            times = measure(_contenders(g, y, out, nthreads, modules,
-                                        numpy_fits=5 * nbytes <= budget))
-            results.append((dtype, n, times))
-            print(_row(dtype, n, times, PEERS), flush=True)
+            ours, peers = compare(
+                lambda: sigmoid_backward(g, y, out=out, num_threads=nthreads),
+                _peers(g, y, out, nthreads, modules, numpy_fits=5 * nbytes <= budget))
+            results.append((dtype, n, ours, peers))
+            print(_row(dtype, n, ours, peers), flush=True)
             del g, y, out
     tail = []
     big = max(args.sizes)
     if nthreads > 1 and np.dtype(np.float32) in args.dtypes and 3 * 4 * big <= budget:
-        _scaling(nthreads, big, tail)
+        tail.append(_scaling(nthreads, big))
     if args.plot is not None and results:
         plot(results, args.plot, nthreads)
         tail.append(f"plot: {args.plot}")

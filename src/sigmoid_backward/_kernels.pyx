@@ -22,7 +22,7 @@ from cython.parallel cimport prange
 cimport numpy as cnp
 
 from sigmoid_backward._loops cimport sb_loops, sb_isa_supported, sb_select_isa
-from sigmoid_backward._stream cimport sb_stream_copy, sb_stream_fence, sb_line_misalignment
+from sigmoid_backward._stream cimport sb_stream_fence, sb_line_misalignment
 from sigmoid_backward._openmp cimport sb_openmp_enabled, sb_omp_max_threads
 
 import numpy as np
@@ -49,11 +49,14 @@ cdef enum:
     # Each thread's share starts on a 64-element boundary, so no two threads
     # write the same cache line.
     PART_ALIGN = 64
-    # Doubles (2 KiB) computed into an L1 buffer before they are streamed to
-    # out: small enough that loads and streaming stores keep overlapping.
-    STREAM_BLOCK = 256
-    # From this many bytes of output on, out is written with streaming stores
-    # (benchmarks/NOTES.md); stream_min_bytes() changes it.
+    # Doubles (1 KiB) computed into an L1 buffer before they are streamed to
+    # out: small enough that loads and streaming stores keep overlapping
+    # (benchmarks/NOTES.md).
+    STREAM_BLOCK = 128
+    # Each thread streams its part of out when the part has this many bytes:
+    # smaller outputs stay in this machine's caches from call to call, and
+    # their readers find them there (benchmarks/NOTES.md).
+    # stream_min_bytes() changes it.
     STREAM_MIN_BYTES = 1 << 22
 
 cdef int _FLOAT16_NUM = np.dtype(np.float16).num
@@ -99,7 +102,7 @@ cdef void _span(const elem_t* g,    # IN
         m = min(<Py_ssize_t>((sizeof(buf) - sb_line_misalignment(out + start))
                              // sizeof(elem_t)), n - start)
         _compute(g + start, y + start, <elem_t*>buf, m, bf16)
-        sb_stream_copy(out + start, buf, m * sizeof(elem_t))
+        sb_loops.stream_copy(out + start, buf, m * sizeof(elem_t))
         start += m
     sb_stream_fence()
 
@@ -109,8 +112,10 @@ cdef void _run(const elem_t* g, const elem_t* y, elem_t* out,
     """Split [0, n) into one contiguous part per thread."""
     cdef Py_ssize_t part, t, start, stop
     cdef Py_ssize_t nbytes = n * <Py_ssize_t>sizeof(elem_t)
-    cdef bint stream = nbytes >= _stream_min_bytes
-    if nthreads <= 1 or nbytes < PARALLEL_MIN_BYTES:
+    if nbytes < PARALLEL_MIN_BYTES:
+        nthreads = 1
+    cdef bint stream = nbytes // nthreads >= _stream_min_bytes
+    if nthreads <= 1:
         _span(g, y, out, n, bf16, stream)
         return
     part = (n + nthreads - 1) // nthreads
@@ -235,9 +240,12 @@ def try_direct(grad_output, output, out, dtype, num_threads):
         o = cnp.PyArray_EMPTY(ndim, cnp.PyArray_DIMS(g), typenum, 0)
     elif not (_same_or_disjoint(g, o) and _same_or_disjoint(y, o)):
         return None
-    # Below the parallel threshold the count cannot matter: skip the policy
-    # lookup (environment, affinity), which costs more than a small call.
-    if num_threads is not None or cnp.PyArray_NBYTES(o) >= PARALLEL_MIN_BYTES:
+    # The thread policy (environment, affinity) costs more than a small
+    # call: below the parallel threshold the default count cannot matter,
+    # and a plain int needs no more checking than this.
+    if type(num_threads) is int and 1 <= num_threads <= 1024:
+        nthreads = num_threads
+    elif num_threads is not None or cnp.PyArray_NBYTES(o) >= PARALLEL_MIN_BYTES:
         nthreads = _resolve_threads(num_threads)
     with nogil:
         _launch(typenum, cnp.PyArray_DATA(g), cnp.PyArray_DATA(y), cnp.PyArray_DATA(o),
@@ -284,9 +292,9 @@ def use_simd_half(bint enable):
 
 
 def thresholds():
-    """The kernel's size thresholds, in bytes of one operand: below
-    ``parallel_min_bytes`` one thread runs; from ``stream_min_bytes`` on,
-    outputs are streamed, ``stream_block_bytes`` at a time."""
+    """The kernel's size thresholds, in bytes: below ``parallel_min_bytes``
+    of output one thread runs; when each thread's part of the output has
+    ``stream_min_bytes``, it is streamed, ``stream_block_bytes`` at a time."""
     return {"parallel_min_bytes": PARALLEL_MIN_BYTES,
             "stream_min_bytes": _stream_min_bytes,
             "stream_block_bytes": STREAM_BLOCK * sizeof(double)}
@@ -295,9 +303,9 @@ def thresholds():
 def stream_min_bytes(nbytes=None):
     """Get, or set and return the old, streaming-store threshold.
 
-    Outputs of at least ``nbytes`` bytes are written with streaming stores.
-    For tests and benchmarks: 0 streams every output, a huge value none, and
-    both must give the same results.
+    Each thread whose part of the output has at least ``nbytes`` bytes
+    writes it with streaming stores.  For tests and benchmarks: 0 streams
+    every output, a huge value none, and both must give the same results.
     """
     global _stream_min_bytes
     old = _stream_min_bytes

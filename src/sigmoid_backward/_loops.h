@@ -4,7 +4,8 @@
  *
  *   portable  the build's baseline (SSE2 on x86-64; anything elsewhere);
  *   avx2      AVX2 + F16C;
- *   avx512    AVX-512 (F, BW, VL, DQ) + F16C, with the AVX2 complex loops;
+ *   avx512    AVX-512 (F, BW, VL, DQ) + F16C, with the AVX2 complex loops
+ *             and stream copy;
  *
  * chosen at run time with __builtin_cpu_supports (sb_select_isa).  Every ISA
  * gives the same bits: the build pins -ffp-contract=off, no target enables
@@ -30,13 +31,7 @@
 #include <string.h>
 
 #include "_half.h"
-
-#if defined(__GNUC__) && defined(__x86_64__)
-#  define SB_HAVE_X86_DISPATCH 1
-#  include <immintrin.h>
-#else
-#  define SB_HAVE_X86_DISPATCH 0
-#endif
+#include "_stream.h"   /* also defines SB_HAVE_X86_DISPATCH */
 
 /* ---- the loops, written once ------------------------------------------- */
 
@@ -90,12 +85,14 @@ typedef struct {
     void (*c128)(const double *, const double *, double *, ptrdiff_t);
     void (*f16)(const uint16_t *, const uint16_t *, uint16_t *, ptrdiff_t);
     void (*bf16)(const uint16_t *, const uint16_t *, uint16_t *, ptrdiff_t);
+    void (*stream_copy)(void *, const void *, size_t);   /* _stream.h */
 } sb_loops_t;
 
-/* complex_isa: whose complex loops (see the AVX-512 section) */
-#define SB_LOOPS_TABLE(isa, complex_isa)                                        \
+/* complex_isa, stream_isa: whose complex loops (see the AVX-512 section)
+ * and stream copy */
+#define SB_LOOPS_TABLE(isa, complex_isa, stream_isa)                            \
     {#isa, sb_f32_##isa, sb_f64_##isa, sb_c64_##complex_isa, sb_c128_##complex_isa, \
-     sb_f16_##isa, sb_bf16_##isa}
+     sb_f16_##isa, sb_bf16_##isa, sb_stream_copy_##stream_isa}
 
 /* ---- portable ----------------------------------------------------------- */
 
@@ -106,7 +103,7 @@ static void sb_f16_portable(const uint16_t *g, const uint16_t *y, uint16_t *out,
     SB_HALF_LOOP(sb_f16_to_f32, sb_f32_to_f16)
 }
 
-static const sb_loops_t sb_loops_portable = SB_LOOPS_TABLE(portable, portable);
+static const sb_loops_t sb_loops_portable = SB_LOOPS_TABLE(portable, portable, portable);
 
 /* ---- x86: AVX2 and AVX-512 ---------------------------------------------- */
 
@@ -157,8 +154,8 @@ SB_AVX512 static void sb_f16_avx512(const uint16_t *g, const uint16_t *y, uint16
     SB_HALF_LOOP(_cvtsh_ss, sb_cvtss_sh)
 }
 
-static const sb_loops_t sb_loops_avx2 = SB_LOOPS_TABLE(avx2, avx2);
-static const sb_loops_t sb_loops_avx512 = SB_LOOPS_TABLE(avx512, avx2);
+static const sb_loops_t sb_loops_avx2 = SB_LOOPS_TABLE(avx2, avx2, avx2);
+static const sb_loops_t sb_loops_avx512 = SB_LOOPS_TABLE(avx512, avx2, avx2);
 #endif
 
 /* The loops in use; sb_select_isa changes them. */

@@ -1,5 +1,4 @@
 # Declarations of the streaming stores in _stream.h (see there for why).
 cdef extern from "_stream.h" nogil:
-    void sb_stream_copy(void *dst, const void *src, size_t nbytes)
     void sb_stream_fence()
     size_t sb_line_misalignment(const void *p)
