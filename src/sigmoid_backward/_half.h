@@ -56,8 +56,12 @@ SB_ALWAYS_INLINE float sb_f16_to_f32(uint16_t h)
     const float normalized = sb_f32_from_bits((two_w >> 4) + (0xE0u << 23)) * 0x1.0p-112f;
     /* Subnormal: place the mantissa under 0.5's exponent and subtract 0.5. */
     const float denormalized = sb_f32_from_bits((two_w >> 17) | (126u << 23)) - 0.5f;
-    const uint32_t result = sign | (two_w < (1u << 27) ? sb_f32_to_bits(denormalized)
-                                                        : sb_f32_to_bits(normalized));
+    /* two_w < 2^27, as a signed compare of |w| (SSE2 has no unsigned one),
+     * and a select by mask: with a branch, GCC would move each float op into
+     * its arm, and then refuses to vectorise code that might trap. */
+    const uint32_t subnormal = -(uint32_t)((int32_t)(w & 0x7FFFFFFFu) < (1 << 26));
+    const uint32_t result = sign | (sb_f32_to_bits(denormalized) & subnormal)
+                                 | (sb_f32_to_bits(normalized) & ~subnormal);
     return sb_f32_from_bits(result);
 }
 
@@ -67,16 +71,20 @@ SB_ALWAYS_INLINE uint16_t sb_f32_to_f16(float f)
      * float16's precision; overflow saturates to inf on the way up. */
     float base = (__builtin_fabsf(f) * 0x1.0p+112f) * 0x1.0p-110f;
     const uint32_t w = sb_f32_to_bits(f);
-    const uint32_t shl1_w = w + w;
     const uint32_t sign = w & 0x80000000u;
-    uint32_t bias = shl1_w & 0xFF000000u;
-    if (bias < 0x71000000u) bias = 0x71000000u;
-    base = sb_f32_from_bits((bias >> 1) + 0x07800000u) + base;
+    /* The reference's unsigned compares of 2w, as signed compares of |w|
+     * and its exponent bits, and a select by mask, so that SSE2 can
+     * vectorise them (see sb_f16_to_f32). */
+    const int32_t abs_w = (int32_t)(w & 0x7FFFFFFFu);
+    int32_t bias = (int32_t)(w & 0x7F800000u);
+    if (bias < 0x38800000) bias = 0x38800000;
+    base = sb_f32_from_bits((uint32_t)bias + 0x07800000u) + base;
     const uint32_t bits = sb_f32_to_bits(base);
     const uint32_t exp_bits = (bits >> 13) & 0x00007C00u;
     const uint32_t mantissa_bits = bits & 0x00000FFFu;
     const uint32_t nonsign = exp_bits + mantissa_bits;
-    return (uint16_t)((sign >> 16) | (shl1_w > 0xFF000000u ? 0x7E00u : nonsign));
+    const uint32_t nan = -(uint32_t)(abs_w > 0x7F800000);
+    return (uint16_t)((sign >> 16) | (0x7E00u & nan) | (nonsign & ~nan));
 }
 
 #endif /* SIGMOID_BACKWARD_HALF_H */
