@@ -8,8 +8,10 @@
  *             and stream copy;
  *
  * chosen at run time with __builtin_cpu_supports (sb_select_isa).  Every ISA
- * gives the same bits: the build pins -ffp-contract=off, no target enables
- * FMA, and the loops only use IEEE +, -, * and exact conversions.
+ * gives the same bits: the loops only use IEEE +, -, * and exact
+ * conversions, the build pins -ffp-contract=off, and the only loops with a
+ * product added to a product (complex) are never compiled for a target
+ * with FMA (see the AVX-512 section).
  *
  * - float32 / float64: g * (1 - y) * y, in that order.
  * - complex64 / complex128, as interleaved (re, im) pairs:
@@ -117,7 +119,9 @@ SB_DEFINE_COMPLEX_LOOPS(avx2, SB_AVX2)
  * and GCC 12 fuses the complex a*b - c*d, a*b + c*d pair into vfmaddsub even
  * under -ffp-contract=off (half the results then differ in the last bit).
  * The AVX2 target has no FMA to fuse with, and the complex loops are limited
- * by memory bandwidth at the sizes where the width would matter. */
+ * by memory bandwidth at the sizes where the width would matter.  (A build
+ * with -march=native or -mfma in CFLAGS would expose the portable and AVX2
+ * complex loops to the same bug; tests/test_kernel_paths.py would fail.) */
 SB_DEFINE_REAL_LOOPS(avx512, SB_AVX512)
 
 /* F16C's scalar rounding, for the tails of the vector loops below */
