@@ -12,6 +12,7 @@ the name ``sb_before``, and times, in alternation:
    (stream_min_bytes) and the C fast path (a ``dtype=`` argument sends a call
    down the general path).
 
+Times are medians; ratios are medians over rounds of same-round ratios.
 The numbers in benchmarks/NOTES.md come from this script.
 """
 import argparse
@@ -56,9 +57,14 @@ def _case(dtype, n):
     return g, y, np.empty_like(g)
 
 
-def _line(label, t, a, b):
-    print(f"  {label:<34} {a:>10} {_bench._fmt_time(t[a]):>9}   {b:>10} "
-          f"{_bench._fmt_time(t[b]):>9}   {t[a] / t[b]:5.2f}x", flush=True)
+def _ratio(s, a, b):
+    """Median over rounds of a's sample over b's in the same round."""
+    return float(np.median(np.array(s[a]) / np.array(s[b])))
+
+
+def _line(label, s, a, b):
+    print(f"  {label:<34} {a:>10} {_bench._fmt_time(np.median(s[a])):>9}   {b:>10} "
+          f"{_bench._fmt_time(np.median(s[b])):>9}   {_ratio(s, a, b):5.2f}x", flush=True)
 
 
 def overall(before, nthreads):
@@ -69,7 +75,7 @@ def overall(before, nthreads):
     for name, n in cases:
         dtype = sigmoid_backward._dtypes.BFLOAT16 if name == "bfloat16" else np.dtype(name)
         g, y, out = _case(dtype, n)
-        t = _bench.measure({
+        t = _bench.sample_rounds({
             "baseline": lambda: before.sigmoid_backward(g, y, out=out, num_threads=nthreads),
             "now": lambda: sigmoid_backward.sigmoid_backward(g, y, out=out, num_threads=nthreads),
         })
@@ -89,11 +95,10 @@ def isas():
             def run(isa):
                 _kernels.use_isa(isa)
                 sigmoid_backward.sigmoid_backward(g, y, out=out, num_threads=1)
-            t = _bench.measure({isa: (lambda isa=isa: run(isa)) for isa in names})
-            base = t["portable"]
+            t = _bench.sample_rounds({isa: (lambda isa=isa: run(isa)) for isa in names})
             print(f"  {str(dtype):<34} " + "   ".join(
-                f"{isa} {_bench._fmt_time(t[isa]):>9} ({base / t[isa]:4.2f}x)" for isa in names),
-                flush=True)
+                f"{isa} {_bench._fmt_time(np.median(t[isa])):>9} "
+                f"({_ratio(t, 'portable', isa):4.2f}x)" for isa in names), flush=True)
     finally:
         _kernels.use_isa(None)
         _kernels.stream_min_bytes(old)
@@ -111,7 +116,8 @@ def streaming(nthreads):
             def run(threshold):
                 _kernels.stream_min_bytes(threshold)
                 sigmoid_backward.sigmoid_backward(g, y, out=out, num_threads=nthreads)
-            t = _bench.measure({"ordinary": lambda: run(1 << 62), "streaming": lambda: run(0)})
+            t = _bench.sample_rounds({"ordinary": lambda: run(1 << 62),
+                                      "streaming": lambda: run(0)})
             _line(f"{name} n={_bench._fmt_size(n)}", t, "ordinary", "streaming")
             del g, y, out
     finally:
@@ -122,7 +128,7 @@ def fast_path(before):
     print("4. per-call cost, float32: general path -> C fast path (and the baseline)")
     for n in (1, 1_000):
         g, y, out = _case(np.dtype(np.float32), n)
-        t = _bench.measure({
+        t = _bench.sample_rounds({
             "baseline": lambda: before.sigmoid_backward(g, y, out=out),
             "general": lambda: sigmoid_backward.sigmoid_backward(g, y, out=out, dtype=np.float32),
             "fast": lambda: sigmoid_backward.sigmoid_backward(g, y, out=out),

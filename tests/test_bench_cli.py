@@ -129,3 +129,18 @@ def test_stream_floor_checks_its_arguments():
         stream_floor(a, a, ro, 1)
     with pytest.raises(ValueError, match="nthreads must be >= 1"):
         stream_floor(a, a, a, 0)
+
+
+def test_compare_pairs_each_peer_with_ours():
+    ours_calls = []
+    ours, peers, spread = _bench.compare(lambda: ours_calls.append(1),
+                                         {"a": lambda: None, "b": lambda: None},
+                                         target_seconds=0.01)
+    assert ours > 0 and spread >= 1.0 and set(peers) == {"a", "b"}
+    assert all(t > 0 and ratio > 0 for t, ratio in peers.values())
+
+
+def test_noisy_rows_are_flagged():
+    peers = {"floor": (1e-3, 1.0)}
+    assert "noisy (2.0x)" in _bench._row(np.dtype(np.float32), 1000, 1e-3, peers, 2.0)
+    assert "noisy" not in _bench._row(np.dtype(np.float32), 1000, 1e-3, peers, 1.1)

@@ -17,9 +17,10 @@ Contenders, each only when installed:
 Method: outputs are allocated once per case; every contender gets the same
 thread count (``torch.set_num_threads``, ``numexpr.set_num_threads``;
 NumPy has one thread).  Each peer is timed against sigmoid_backward alone:
-calls of the two alternate, and the medians of their samples give the
-peer's ratio, so that no third library's caches or spinning threads fall
-on one side only.  A sample times enough back-to-back calls to last about
+calls of the two alternate, so that no third library's caches or spinning
+threads fall on one side only, and the peer's ratio is the median over
+rounds of its time over ours in the same round, so that a shared machine's
+changing state falls on both.  A sample times enough back-to-back calls to last about
 50 µs.  GB/s counts the bytes a call must move: both inputs read and the
 output written once.  Ratios are the peer's time divided by ours: above 1
 means sigmoid_backward is faster.
@@ -154,12 +155,13 @@ def _sample(fn, calls):
     return (time.perf_counter() - start) / calls
 
 
-def measure(fns, target_seconds=_TARGET_SECONDS):
-    """Median seconds per call of each callable in ``fns`` (a dict).
+def sample_rounds(fns, target_seconds=_TARGET_SECONDS):
+    """Seconds per call of each callable in ``fns`` (a dict), one sample per
+    round: ``{name: [sample of round 0, round 1, ...]}``.
 
-    Samples are interleaved: each round times every callable once, in an
-    order that rotates from round to round, so that drifting machine load
-    and cache state fall on all of them alike.
+    Each round times every callable once, in an order that rotates from
+    round to round, so that drifting machine load and cache state fall on
+    all of them alike.
     """
     names = list(fns)
     calls, per_call = {}, {}
@@ -177,19 +179,34 @@ def measure(fns, target_seconds=_TARGET_SECONDS):
             k = r % len(names)
             for name in names[k:] + names[:k]:
                 samples[name].append(_sample(fns[name], calls[name]))
-    return {name: float(np.median(s)) for name, s in samples.items()}
+    return samples
+
+
+def measure(fns, target_seconds=_TARGET_SECONDS):
+    """Median seconds per call of each callable in ``fns`` (a dict), from
+    interleaved rounds (:func:`sample_rounds`)."""
+    return {name: float(np.median(s))
+            for name, s in sample_rounds(fns, target_seconds).items()}
 
 
 def compare(ours, peers, target_seconds=_TARGET_SECONDS):
-    """``(our time, {peer: (peer time, peer time / our time)})``: each peer
-    measured in alternation with ``ours`` alone; our time is the median of
-    our times in those pairs."""
-    ours_times, result = [], {}
+    """``(our time, {peer: (peer time, ratio)}, spread)``.
+
+    Each peer is sampled in alternation with ``ours`` alone.  Its ratio is
+    the median over rounds of its sample divided by ours in the same round:
+    neighbouring samples share the machine's state, so a memory bus or core
+    that another process takes for a while moves both.  Times are medians;
+    ours is the median of our medians over the pairs.  ``spread`` is the
+    largest median / fastest sample of any set (1.0: perfectly steady).
+    """
+    ours_times, result, worst = [], {}, 1.0
     for name, fn in peers.items():
-        t = measure({"ours": ours, name: fn}, target_seconds)
-        ours_times.append(t["ours"])
-        result[name] = (t[name], t[name] / t["ours"])
-    return float(np.median(ours_times)), result
+        s = sample_rounds({"ours": ours, name: fn}, target_seconds)
+        mine, theirs = np.array(s["ours"]), np.array(s[name])
+        ours_times.append(np.median(mine))
+        result[name] = (float(np.median(theirs)), float(np.median(theirs / mine)))
+        worst = max(worst, np.median(mine) / mine.min(), np.median(theirs) / theirs.min())
+    return float(np.median(ours_times)), result, float(worst)
 
 
 # ---- data -------------------------------------------------------------------
@@ -254,7 +271,12 @@ def _header():
     return " ".join(cols)
 
 
-def _row(dtype, n, ours, peers):
+# Medians this far above the fastest sample mean the machine was busy: the
+# row is flagged, since another process held a core for part of the run.
+_NOISY = 1.5
+
+
+def _row(dtype, n, ours, peers, spread):
     nbytes = 3 * n * dtype.itemsize
     cells = [f"{str(dtype):<10} {_fmt_size(n):>6} {_fmt_time(ours):>9} "
              f"{nbytes / ours / 1e9:>6.1f}"]
@@ -263,20 +285,24 @@ def _row(dtype, n, ours, peers):
             cells.append(f"{_fmt_time(peers[p][0]):>9} {peers[p][1]:>6.2f}x")
         else:
             cells.append(f"{'-':>17}")
+    if spread > _NOISY:
+        cells.append(f" noisy ({spread:.1f}x)")
     return " ".join(cells)
 
 
 def _scaling(nthreads, n):
-    """float32 at ``n``: 1 thread against ``nthreads``, ours and the floor's."""
+    """float32 at ``n``: 1 thread against ``nthreads``, ours and the floor's
+    (times are medians, speed-ups medians of same-round ratios)."""
     g, y = make_inputs(n, np.dtype(np.float32))
     out = np.empty_like(g)
     parts = []
     for name, run in (("sigmoid_backward",
                        lambda k: sigmoid_backward(g, y, out=out, num_threads=k)),
                       ("floor", lambda k: stream_floor(g, y, out, k))):
-        t = measure({1: lambda: run(1), nthreads: lambda: run(nthreads)})
-        parts.append(f"{name} {_fmt_time(t[1])} -> {_fmt_time(t[nthreads])} "
-                     f"({t[1] / t[nthreads]:.2f}x)")
+        s = sample_rounds({1: lambda: run(1), nthreads: lambda: run(nthreads)})
+        one, many = np.array(s[1]), np.array(s[nthreads])
+        parts.append(f"{name} {_fmt_time(np.median(one))} -> {_fmt_time(np.median(many))} "
+                     f"({np.median(one / many):.2f}x)")
     return f"threads 1 -> {nthreads}, float32 n={_fmt_size(n)}: {'; '.join(parts)}"
 
 
@@ -329,13 +355,13 @@ def main(argv):
              f"{datetime.date.today().isoformat()}, {machine_line()}",
              f"{_versions(modules)}; {nthreads} thread(s) for every contender",
              "ours = sigmoid_backward(g, y, out=out), median over its pairs; peer columns: "
-             "the peer's time and peer time / ours (above 1: ours is faster), medians of "
-             "calls alternating with ours alone", ""]
+             "the peer's median time, and the median of peer time / ours over rounds "
+             "alternating with ours alone (above 1: ours is faster)", ""]
     print("\n".join(lines), flush=True)
     header = _header()
     print(header)
     print("-" * len(header), flush=True)
-    results = []
+    results, noisy = [], False
     for dtype in args.dtypes:
         for n in args.sizes:
             nbytes = n * dtype.itemsize
@@ -345,11 +371,12 @@ def main(argv):
                 continue
             g, y = make_inputs(n, dtype)
             out = np.empty_like(g)
-            ours, peers = compare(
+            ours, peers, spread = compare(
                 lambda: sigmoid_backward(g, y, out=out, num_threads=nthreads),
                 _peers(g, y, out, nthreads, modules, numpy_fits=5 * nbytes <= budget))
             results.append((dtype, n, ours, peers))
-            print(_row(dtype, n, ours, peers), flush=True)
+            noisy = noisy or spread > _NOISY
+            print(_row(dtype, n, ours, peers, spread), flush=True)
             del g, y, out
     tail = []
     big = max(args.sizes)
@@ -358,6 +385,10 @@ def main(argv):
     if args.plot is not None and results:
         plot(results, args.plot, nthreads)
         tail.append(f"plot: {args.plot}")
+    if noisy:
+        tail.append(f"noisy: in the flagged rows some median sample is more than {_NOISY}x "
+                    "the fastest, as when another process holds a core; run again on a "
+                    "quiet machine")
     if tail:
         print("\n" + "\n".join(tail))
     return 0
