@@ -94,10 +94,11 @@ cdef void _span(const elem_t* g,    # IN
     cdef double buf[STREAM_BLOCK]
     cdef Py_ssize_t start = 0, m
     if not stream:
-        # Start the vector loop on a 64-byte line of out: NumPy's arrays of
-        # one size share their offset from a line, so the inputs' wide loads
-        # then stop splitting lines, which costs up to 30% in cache (NOTES.md).
-        start = min(<Py_ssize_t>((SB_LINE - sb_line_misalignment(out)) % SB_LINE
+        # Start the vector loop on a 64-byte line of y, which the loops read
+        # twice: wide loads that split lines cost up to 30% in cache, and
+        # NumPy's large arrays (all 16 bytes past a line) then align together
+        # (benchmarks/NOTES.md).
+        start = min(<Py_ssize_t>((SB_LINE - sb_line_misalignment(y)) % SB_LINE
                                  // sizeof(elem_t)), n)
         _compute(g, y, out, start, bf16)
         _compute(g + start, y + start, out + start, n - start, bf16)
