@@ -108,6 +108,24 @@ def test_streaming_stores_match_ordinary_stores(dtype, restore_kernel_settings):
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_inputs_and_out_at_different_offsets(dtype, restore_kernel_settings):
+    """The loops start on a line of y, so g and out may start anywhere else
+    within theirs; each mix, with and without streaming, 1 and 2 threads."""
+    n = 3 * STREAM_BLOCK // dtype.itemsize + 5
+    g, y = _inputs(n, dtype, seed=6)
+    expected = _expected(g, y)
+    step = max(1, 16 // dtype.itemsize)
+    for offsets in [(0, step, 0), (0, 0, step), (step, 0, 3 * step), (1, 2, 3)]:
+        gu, yu = _unaligned(g, offsets[0]), _unaligned(y, offsets[1])
+        for threshold in (0, 1 << 62):
+            _kernels.stream_min_bytes(threshold)
+            for threads in (1, 2):
+                out = _unaligned(np.zeros(n, dtype), offsets[2])
+                sigmoid_backward(gu, yu, out=out, num_threads=threads)
+                assert_same_bits(out, expected, f"offsets={offsets} threads={threads}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_streaming_stores_in_place(dtype, restore_kernel_settings):
     """out may be an input itself; streaming must not change that."""
     _kernels.stream_min_bytes(0)
