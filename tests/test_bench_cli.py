@@ -87,16 +87,16 @@ def test_help_names_the_command(capsys):
     assert "python -m sigmoid_backward bench" in capsys.readouterr().out
 
 
-def test_measure_gives_a_median_per_callable():
-    calls = {"a": 0, "b": 0}
+def test_sample_rounds_interleaves_every_callable():
+    order = []
 
-    def count(name):
-        def fn():
-            calls[name] += 1
-        return fn
-    times = _bench.measure({"a": count("a"), "b": count("b")}, target_seconds=0.01)
-    assert set(times) == {"a", "b"} and all(t > 0 for t in times.values())
-    assert calls["a"] > 7 and calls["b"] > 7
+    def note(name):
+        return lambda: order.append(name)
+    samples = _bench.sample_rounds({"a": note("a"), "b": note("b")}, target_seconds=0.01)
+    assert set(samples) == {"a", "b"}
+    assert len(samples["a"]) == len(samples["b"]) >= 7
+    assert all(t > 0 for s in samples.values() for t in s)
+    assert "ab" in "".join(order) and "ba" in "".join(order)  # the order rotates
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "complex128"])

@@ -4,8 +4,9 @@ its peers, in one process, on the same arrays.
 Contenders, each only when installed:
 
 - ``floor``: a plain C loop that reads both inputs and writes the output
-  with streaming stores and no arithmetic (_floor.pyx): the memory-bandwidth
-  floor;
+  with streaming stores and only a bitwise xor (_floor.pyx): the
+  memory-bandwidth floor (at small sizes, the cost of draining streaming
+  stores instead);
 - ``torch``: ``torch.ops.aten.sigmoid_backward.grad_input(g, y,
   grad_input=out)`` on tensors that share the arrays' memory;
 - ``numexpr``: ``numexpr.evaluate`` of the formula into ``out``;
@@ -20,10 +21,10 @@ NumPy has one thread).  Each peer is timed against sigmoid_backward alone:
 calls of the two alternate, so that no third library's caches or spinning
 threads fall on one side only, and the peer's ratio is the median over
 rounds of its time over ours in the same round, so that a shared machine's
-changing state falls on both.  A sample times enough back-to-back calls to last about
-50 µs.  GB/s counts the bytes a call must move: both inputs read and the
-output written once.  Ratios are the peer's time divided by ours: above 1
-means sigmoid_backward is faster.
+changing state falls on both.  A sample times enough back-to-back calls to
+last about 50 µs.  GB/s counts the bytes a call must move: both inputs read
+and the output written once.  Ratios are the peer's time divided by ours:
+above 1 means sigmoid_backward is faster.
 """
 import argparse
 import datetime
@@ -89,8 +90,9 @@ def _parser():
                    help="threads for every contender (default: sigmoid_backward's "
                         "default, get_num_threads())")
     p.add_argument("--max-gib", type=float, default=3.0, metavar="GIB",
-                   help="skip cases whose arrays need more memory than this; the NumPy "
-                        "expression's two temporaries count too (default: %(default)s)")
+                   help="skip cases whose three arrays need more memory than this, and "
+                        "the NumPy expression where its two temporaries would exceed it "
+                        "(default: %(default)s)")
     p.add_argument("--plot", metavar="FILE.png",
                    help="draw throughput against size per dtype (needs matplotlib)")
     return p
@@ -118,7 +120,7 @@ def _torch_contender(torch, g, y, out):
 def _numexpr_contender(numexpr, g, y, out):
     expr = "g * conj((1 - y) * y)" if g.dtype.kind == "c" else "g * (1 - y) * y"
     env = {"g": g, "y": y}
-    try:  # numexpr has no float16, bfloat16 or complex64
+    try:  # numexpr cannot take ml_dtypes' bfloat16
         numexpr.evaluate(expr, local_dict=env, out=out)
     except (TypeError, ValueError, NotImplementedError, KeyError):
         return None
@@ -180,13 +182,6 @@ def sample_rounds(fns, target_seconds=_TARGET_SECONDS):
             for name in names[k:] + names[:k]:
                 samples[name].append(_sample(fns[name], calls[name]))
     return samples
-
-
-def measure(fns, target_seconds=_TARGET_SECONDS):
-    """Median seconds per call of each callable in ``fns`` (a dict), from
-    interleaved rounds (:func:`sample_rounds`)."""
-    return {name: float(np.median(s))
-            for name, s in sample_rounds(fns, target_seconds).items()}
 
 
 def compare(ours, peers, target_seconds=_TARGET_SECONDS):
@@ -272,7 +267,8 @@ def _header():
 
 
 # Medians this far above the fastest sample mean the machine was busy: the
-# row is flagged, since another process held a core for part of the run.
+# row is flagged, since another process held a core or the memory bus for
+# part of the run.
 _NOISY = 1.5
 
 
@@ -387,8 +383,8 @@ def main(argv):
         tail.append(f"plot: {args.plot}")
     if noisy:
         tail.append(f"noisy: in the flagged rows some median sample is more than {_NOISY}x "
-                    "the fastest, as when another process holds a core; run again on a "
-                    "quiet machine")
+                    "the fastest, as when another process holds a core or the memory "
+                    "bus; run again on a quiet machine")
     if tail:
         print("\n" + "\n".join(tail))
     return 0
