@@ -129,17 +129,24 @@ def test_nothing_is_computed_until_asked(monkeypatch):
 
     kernel_calls = []
     source_calls = []
-    real_compute_into = function._compute_into
+    real_compute_into, real_try_direct = function._compute_into, function._try_direct
 
     def counting_compute_into(*args):
         kernel_calls.append(args[0].shape)
         real_compute_into(*args)
+
+    def counting_try_direct(*args):  # the C fast path, which may take the block
+        result = real_try_direct(*args)
+        if result is not None:
+            kernel_calls.append(np.shape(args[0]))
+        return result
 
     def source_block(block):
         source_calls.append(block.shape)
         return block
 
     monkeypatch.setattr(function, "_compute_into", counting_compute_into)
+    monkeypatch.setattr(function, "_try_direct", counting_try_direct)
     meta = np.empty((0, 0), np.float32)  # else map_blocks calls source_block to infer it
     g = da.ones((8, 6), chunks=(4, 3), dtype=np.float32).map_blocks(source_block, meta=meta)
     y = da.full((8, 6), 0.5, chunks=(2, 6), dtype=np.float32).map_blocks(source_block,

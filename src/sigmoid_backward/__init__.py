@@ -7,7 +7,7 @@ broadcasting and promotion.  It is the CPU twin of the Ascend CANN operator
 ``aclnnSigmoidBackward``.
 """
 from ._function import sigmoid_backward
-from ._kernels import OPENMP_ENABLED
+from ._openmp import ENABLED as OPENMP_ENABLED
 from ._threads import get_num_threads, set_num_threads
 from . import reference
 

@@ -1,15 +1,24 @@
-"""``python -m sigmoid_backward``: the operator document's example, then a
-one-line timing against the NumPy expression.
+"""``python -m sigmoid_backward``: the operator document's example, through
+the function and through the aclnn API, then a one-line timing against the
+NumPy expression.
 
-``python -m sigmoid_backward golden ...`` writes golden data files (_golden.py).
+Subcommands, each in a module of its own, imported only when asked for:
+
+- ``python -m sigmoid_backward bench ...`` compares with PyTorch, numexpr and
+  NumPy side by side (_bench.py; it imports PyTorch when installed);
+- ``python -m sigmoid_backward golden ...`` writes golden data files
+  (_golden.py).
 """
+import importlib
 import sys
 import timeit
 
 import numpy as np
 
-from . import OPENMP_ENABLED, _golden, get_num_threads, sigmoid_backward
+from . import OPENMP_ENABLED, _threads, sigmoid_backward
 from .aclnn import example as aclnn_example
+
+SUBCOMMANDS = {"bench": "._bench", "golden": "._golden"}
 
 
 def _example():
@@ -27,7 +36,7 @@ def _timing(n=1_000_000):
     out = np.empty_like(g)
     ours = min(timeit.repeat(lambda: sigmoid_backward(g, y, out=out), number=20, repeat=5)) / 20
     numpy = min(timeit.repeat(lambda: g * (1 - y) * y, number=20, repeat=5)) / 20
-    threads = get_num_threads() if OPENMP_ENABLED else 1
+    threads = _threads.resolve(None) if OPENMP_ENABLED else 1
     print(f"float32, n={n:,}: sigmoid_backward {ours * 1e3:.3f} ms, "
           f"NumPy g * (1 - y) * y {numpy * 1e3:.3f} ms: {numpy / ours:.1f}x faster "
           f"({threads} thread{'s' if threads != 1 else ''})")
@@ -35,11 +44,11 @@ def _timing(n=1_000_000):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    if argv and argv[0] == "golden":
-        return _golden.main(argv[1:])
+    if argv and argv[0] in SUBCOMMANDS:
+        return importlib.import_module(SUBCOMMANDS[argv[0]], __package__).main(argv[1:])
     if argv:
-        print(f"usage: python -m sigmoid_backward [golden --help]  (unknown arguments: {' '.join(argv)})",
-              file=sys.stderr)
+        print(f"usage: python -m sigmoid_backward [bench --help | golden --help]  "
+              f"(unknown arguments: {' '.join(argv)})", file=sys.stderr)
         return 2
     _example()
     aclnn_example.main()

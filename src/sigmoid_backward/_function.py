@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _dask, _dtypes, _threads
 from ._inputs import as_array as _as_array
-from ._kernels import apply as _apply
+from ._kernels import apply as _apply, try_direct as _try_direct
 
 # Elements per nditer block: large enough that the per-block Python cost is
 # small next to the kernel and that blocks can use both threads.
@@ -171,6 +171,10 @@ def sigmoid_backward(grad_output, output, /, out=None, *, dtype=None, num_thread
     array([[  0.,  -2.],
            [ -6., -12.]], dtype=float32)
     """
+    # Same-dtype, same-shape contiguous ndarrays: the whole call in C.
+    result = _try_direct(grad_output, output, out, dtype, num_threads)
+    if result is not None:
+        return result
     if _dask.is_dask_array(grad_output) or _dask.is_dask_array(output):
         return _dask.sigmoid_backward(grad_output, output, out, dtype, num_threads)
     g_val, g = _operand(grad_output, "grad_output")

@@ -1,37 +1,35 @@
 # cython: language_level=3
 """GIL-free kernels of the sigmoid gradient over contiguous buffers.
 
-One fused kernel serves every dtype:
+One fused kernel serves every dtype: it splits the work between OpenMP
+threads, and each thread runs the dtype's loop of _loops.h (the arithmetic,
+compiled for the best instruction set this CPU has) over its share.  Large
+outputs are computed in small blocks and written with streaming stores
+(_stream.h), which saves the read of out's old contents from memory.
 
-- float32 / float64:  ``g * (1 - y) * y``, in that order;
-- complex64 / complex128, as interleaved (re, im) pairs:
-  ``g * conj((1 - y) * y)``, written out in real arithmetic exactly as NumPy
-  evaluates complex ``-`` and ``*`` (C's complex ``*`` would call __mulsc3
-  and round differently);
-- float16 / bfloat16, carried as uint16: blocks are widened to float32, run
-  through the float32 kernel, and rounded once (see _half.h).
+Two entry points:
 
-The only entry point, :func:`apply`, takes three ndarrays of one supported
-dtype, equal size and one memory order.  The Python facade guarantees that;
-apply checks it again, because no caller may make it touch memory out of
-bounds.
+- :func:`apply` takes three ndarrays of one supported dtype, equal size and
+  one memory order.  The Python facade guarantees that; apply checks it
+  again, because no caller may make it touch memory out of bounds.
+- :func:`try_direct` is the facade's fast path for the common case (exact
+  ndarrays of one dtype and shape, contiguous, aligned, no overlap): it does
+  the whole call in C, or returns None for the facade to handle.
 """
 from libc.stdint cimport uint16_t
 from cython.parallel cimport prange
 
 cimport numpy as cnp
 
-from sigmoid_backward._half cimport sb_half_to_float, sb_float_to_half, sb_half_select
-from sigmoid_backward._openmp cimport sb_openmp_enabled, sb_omp_max_threads
+from sigmoid_backward._loops cimport sb_loops, sb_isa_supported, sb_select_isa
+from sigmoid_backward._stream cimport SB_LINE, sb_stream_fence, sb_line_misalignment
 
 import numpy as np
 import ml_dtypes
 
-cnp.import_array()
+from sigmoid_backward._threads import resolve as _resolve_threads
 
-ctypedef fused real_t:
-    float
-    double
+cnp.import_array()
 
 ctypedef float complex complex64_t
 ctypedef double complex complex128_t
@@ -44,93 +42,85 @@ ctypedef fused elem_t:
     uint16_t
 
 cdef enum:
-    # float32 elements per stack block of the 16-bit path: two 4 KiB buffers
-    # stay in L1 while they are widened, computed and narrowed.
-    HALF_BLOCK = 1024
     # Below this many bytes per operand one thread is faster than two: the
     # cost of waking the OpenMP team exceeds the work (benchmarks/NOTES.md).
     PARALLEL_MIN_BYTES = 1 << 17
     # Each thread's share starts on a 64-element boundary, so no two threads
     # write the same cache line.
     PART_ALIGN = 64
+    # Doubles (1 KiB) computed into an L1 buffer before they are streamed to
+    # out: small enough that loads and streaming stores keep overlapping
+    # (benchmarks/NOTES.md).
+    STREAM_BLOCK = 128
+    # Each thread streams its part of out when the part has this many bytes:
+    # smaller outputs stay in this machine's caches from call to call, and
+    # their readers find them there (benchmarks/NOTES.md).
+    # stream_min_bytes() changes it.
+    STREAM_MIN_BYTES = 1 << 22
 
 cdef int _FLOAT16_NUM = np.dtype(np.float16).num
 cdef int _BFLOAT16_NUM = np.dtype(ml_dtypes.bfloat16).num
-cdef bint _SIMD_HALF = sb_half_select(1)
-
-OPENMP_ENABLED = bool(sb_openmp_enabled())
-
-
-cdef inline void _span_real(const real_t* g,    # IN
-                            const real_t* y,    # IN
-                            real_t* out,        # OUT (may alias g or y)
-                            Py_ssize_t n) noexcept nogil:
-    # A typed one: Cython writes a bare 1 as the double 1.0, which would
-    # compute float32 in double precision and round differently from NumPy.
-    cdef real_t one = 1
-    cdef Py_ssize_t i
-    for i in range(n):
-        out[i] = g[i] * (one - y[i]) * y[i]
+cdef Py_ssize_t _stream_min_bytes = STREAM_MIN_BYTES
+sb_select_isa(NULL)
 
 
-cdef inline void _span_complex(const real_t* g,    # IN, n (re, im) pairs
-                               const real_t* y,    # IN, n (re, im) pairs
-                               real_t* out,        # OUT, n (re, im) pairs
-                               Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t i
-    cdef real_t gr, gi, yr, yi, ar, ai, pr, npi
-    cdef real_t one = 1, zero = 0   # typed, as in _span_real
-    for i in range(n):
-        gr = g[2 * i]
-        gi = g[2 * i + 1]
-        yr = y[2 * i]
-        yi = y[2 * i + 1]
-        # a = 1 - y, as NumPy subtracts complex(1, 0) - y
-        ar = one - yr
-        ai = zero - yi
-        # p = a * y; keep -imag(p), which is imag(conj(p))
-        pr = ar * yr - ai * yi
-        npi = -(ar * yi + ai * yr)
-        # g * conj(p)
-        out[2 * i] = gr * pr - gi * npi
-        out[2 * i + 1] = gr * npi + gi * pr
-
-
-cdef void _span_half(const uint16_t* g,    # IN, float16 or bfloat16 bits
-                     const uint16_t* y,    # IN
-                     uint16_t* out,        # OUT (may alias g or y)
-                     Py_ssize_t n,
-                     int kind) noexcept nogil:   # 0 = float16, 1 = bfloat16
-    cdef float gf[HALF_BLOCK]
-    cdef float yf[HALF_BLOCK]
-    cdef Py_ssize_t start = 0, m
-    while start < n:
-        m = min(<Py_ssize_t>HALF_BLOCK, n - start)
-        sb_half_to_float(g + start, gf, m, kind)
-        sb_half_to_float(y + start, yf, m, kind)
-        _span_real(gf, yf, gf, m)
-        sb_float_to_half(gf, out + start, m, kind)
-        start += m
-
-
-cdef inline void _span(const elem_t* g, const elem_t* y, elem_t* out,
-                       Py_ssize_t n, int kind) noexcept nogil:
-    if elem_t is float or elem_t is double:
-        _span_real(g, y, out, n)
+cdef inline void _compute(const elem_t* g,    # IN
+                          const elem_t* y,    # IN
+                          elem_t* out,        # OUT (may alias g or y)
+                          Py_ssize_t n, bint bf16) noexcept nogil:
+    if elem_t is float:
+        sb_loops.f32(g, y, out, n)
+    elif elem_t is double:
+        sb_loops.f64(g, y, out, n)
     elif elem_t is complex64_t:
-        _span_complex(<const float*>g, <const float*>y, <float*>out, n)
+        sb_loops.c64(<const float*>g, <const float*>y, <float*>out, n)
     elif elem_t is complex128_t:
-        _span_complex(<const double*>g, <const double*>y, <double*>out, n)
+        sb_loops.c128(<const double*>g, <const double*>y, <double*>out, n)
+    elif bf16:
+        sb_loops.bf16(g, y, out, n)
     else:
-        _span_half(g, y, out, n, kind)
+        sb_loops.f16(g, y, out, n)
+
+
+cdef void _span(const elem_t* g,    # IN
+                const elem_t* y,    # IN
+                elem_t* out,        # OUT (may alias g or y)
+                Py_ssize_t n, bint bf16, bint stream) noexcept nogil:
+    """One thread's share; ``stream`` writes ``out`` with streaming stores."""
+    # double: aligned for every elem_t (complex128 needs 8 bytes)
+    cdef double buf[STREAM_BLOCK]
+    cdef Py_ssize_t start = 0, m
+    if not stream:
+        # Start the vector loop on a 64-byte line of y, which the loops read
+        # twice: wide loads that split lines cost up to 30% in cache, and
+        # NumPy's large arrays (all 16 bytes past a line) then align together
+        # (benchmarks/NOTES.md).
+        start = min(<Py_ssize_t>((SB_LINE - sb_line_misalignment(y)) % SB_LINE
+                                 // sizeof(elem_t)), n)
+        _compute(g, y, out, start, bf16)
+        _compute(g + start, y + start, out + start, n - start, bf16)
+        return
+    while start < n:
+        # End blocks on 64-byte lines of out, so that only the share's first
+        # and last lines are written with ordinary stores.
+        m = min(<Py_ssize_t>((sizeof(buf) - sb_line_misalignment(out + start))
+                             // sizeof(elem_t)), n - start)
+        _compute(g + start, y + start, <elem_t*>buf, m, bf16)
+        sb_loops.stream_copy(out + start, buf, m * sizeof(elem_t))
+        start += m
+    sb_stream_fence()
 
 
 cdef void _run(const elem_t* g, const elem_t* y, elem_t* out,
-               Py_ssize_t n, int nthreads, int kind) noexcept nogil:
+               Py_ssize_t n, int nthreads, bint bf16) noexcept nogil:
     """Split [0, n) into one contiguous part per thread."""
     cdef Py_ssize_t part, t, start, stop
-    if nthreads <= 1 or n * <Py_ssize_t>sizeof(elem_t) < PARALLEL_MIN_BYTES:
-        _span(g, y, out, n, kind)
+    cdef Py_ssize_t nbytes = n * <Py_ssize_t>sizeof(elem_t)
+    if nbytes < PARALLEL_MIN_BYTES:
+        nthreads = 1
+    cdef bint stream = nbytes // nthreads >= _stream_min_bytes
+    if nthreads <= 1:
+        _span(g, y, out, n, bf16, stream)
         return
     part = (n + nthreads - 1) // nthreads
     part = (part + PART_ALIGN - 1) // PART_ALIGN * PART_ALIGN
@@ -138,10 +128,35 @@ cdef void _run(const elem_t* g, const elem_t* y, elem_t* out,
         start = t * part
         stop = min(n, start + part)
         if start < stop:
-            _span(g + start, y + start, out + start, stop - start, kind)
+            _span(g + start, y + start, out + start, stop - start, bf16, stream)
 
 
-cdef inline bint _usable(cnp.ndarray a, bint c_order):
+cdef void _launch(int typenum, void* gp, void* yp, void* op,
+                  Py_ssize_t n, int nthreads) noexcept nogil:
+    """Run the kernel of a supported ``typenum`` (checked by the caller)."""
+    nthreads = max(1, nthreads)
+    if typenum == cnp.NPY_FLOAT:
+        _run(<const float*>gp, <const float*>yp, <float*>op, n, nthreads, False)
+    elif typenum == cnp.NPY_DOUBLE:
+        _run(<const double*>gp, <const double*>yp, <double*>op, n, nthreads, False)
+    elif typenum == cnp.NPY_CFLOAT:
+        _run(<const complex64_t*>gp, <const complex64_t*>yp, <complex64_t*>op,
+             n, nthreads, False)
+    elif typenum == cnp.NPY_CDOUBLE:
+        _run(<const complex128_t*>gp, <const complex128_t*>yp, <complex128_t*>op,
+             n, nthreads, False)
+    else:
+        _run(<const uint16_t*>gp, <const uint16_t*>yp, <uint16_t*>op,
+             n, nthreads, typenum == _BFLOAT16_NUM)
+
+
+cdef inline bint _supported(int typenum) noexcept:
+    return (typenum == cnp.NPY_FLOAT or typenum == cnp.NPY_DOUBLE
+            or typenum == cnp.NPY_CFLOAT or typenum == cnp.NPY_CDOUBLE
+            or typenum == _FLOAT16_NUM or typenum == _BFLOAT16_NUM)
+
+
+cdef inline bint _usable(cnp.ndarray a, bint c_order) noexcept:
     cdef int req = cnp.NPY_ARRAY_ALIGNED | (
         cnp.NPY_ARRAY_C_CONTIGUOUS if c_order else cnp.NPY_ARRAY_F_CONTIGUOUS)
     return (cnp.PyArray_FLAGS(a) & req) == req and cnp.PyArray_ISNOTSWAPPED(a)
@@ -164,7 +179,6 @@ def apply(cnp.ndarray g not None, cnp.ndarray y not None,
     cdef void* gp = cnp.PyArray_DATA(g)
     cdef void* yp = cnp.PyArray_DATA(y)
     cdef void* op = cnp.PyArray_DATA(out)
-    cdef int kind = 1 if typenum == _BFLOAT16_NUM else 0
     if (cnp.PyArray_TYPE(g) != typenum or cnp.PyArray_TYPE(y) != typenum
             or cnp.PyArray_SIZE(g) != n or cnp.PyArray_SIZE(y) != n):
         raise ValueError(
@@ -175,40 +189,132 @@ def apply(cnp.ndarray g not None, cnp.ndarray y not None,
                          "contiguous in one memory order")
     if not cnp.PyArray_ISWRITEABLE(out):
         raise ValueError("apply: out is read-only")
-    if not (typenum == cnp.NPY_FLOAT or typenum == cnp.NPY_DOUBLE
-            or typenum == cnp.NPY_CFLOAT or typenum == cnp.NPY_CDOUBLE
-            or typenum == _FLOAT16_NUM or typenum == _BFLOAT16_NUM):
+    if not _supported(typenum):
         raise TypeError(f"apply: unsupported dtype {out.dtype}")
-    nthreads = effective_num_threads(nthreads)
     with nogil:
-        if typenum == cnp.NPY_FLOAT:
-            _run(<const float*>gp, <const float*>yp, <float*>op, n, nthreads, 0)
-        elif typenum == cnp.NPY_DOUBLE:
-            _run(<const double*>gp, <const double*>yp, <double*>op, n, nthreads, 0)
-        elif typenum == cnp.NPY_CFLOAT:
-            _run(<const complex64_t*>gp, <const complex64_t*>yp, <complex64_t*>op,
-                 n, nthreads, 0)
-        elif typenum == cnp.NPY_CDOUBLE:
-            _run(<const complex128_t*>gp, <const complex128_t*>yp, <complex128_t*>op,
-                 n, nthreads, 0)
-        else:
-            _run(<const uint16_t*>gp, <const uint16_t*>yp, <uint16_t*>op,
-                 n, nthreads, kind)
+        _launch(typenum, gp, yp, op, n, nthreads)
 
 
-cpdef int effective_num_threads(int requested) noexcept:
-    """Threads a kernel call really uses: ``requested``, capped by OpenMP's
-    limit in the calling thread (OMP_NUM_THREADS, threadpoolctl), and 1
-    without OpenMP."""
-    return max(1, min(requested, sb_omp_max_threads()))
+cdef inline bint _same_or_disjoint(cnp.ndarray a, cnp.ndarray out) noexcept:
+    """May the kernel read ``a`` while it writes ``out``?  Only element for
+    element: ``a`` and ``out`` have one dtype, shape and memory order, so the
+    same start address means the same view."""
+    cdef char* ap = <char*>cnp.PyArray_DATA(a)
+    cdef char* op = <char*>cnp.PyArray_DATA(out)
+    cdef Py_ssize_t nbytes = cnp.PyArray_NBYTES(out)
+    return ap == op or ap + nbytes <= op or op + nbytes <= ap
+
+
+def try_direct(grad_output, output, out, dtype, num_threads):
+    """``sigmoid_backward(grad_output, output, out=out, dtype=dtype,
+    num_threads=num_threads)`` when the call is the simple case, else None.
+
+    The simple case: ``dtype`` is None; the inputs are exact ndarrays of one
+    supported dtype and one shape, aligned, native-endian and all C- or all
+    F-contiguous; ``out`` is None (then C order only) or an exact, writeable
+    ndarray like them that is one of the inputs or overlaps neither.  Every
+    other case (including every error) is the facade's.  The result is what
+    the facade returns: ``out``, or a new array, or a NumPy scalar for 0-d
+    inputs without ``out``.
+    """
+    cdef cnp.ndarray g, y, o
+    cdef int typenum, ndim, nthreads = 1
+    cdef bint c_order = True
+    if (dtype is not None or type(grad_output) is not np.ndarray
+            or type(output) is not np.ndarray):
+        return None
+    g = grad_output
+    y = output
+    typenum = cnp.PyArray_TYPE(g)
+    ndim = cnp.PyArray_NDIM(g)
+    if (cnp.PyArray_TYPE(y) != typenum or not _supported(typenum)
+            or not cnp.PyArray_SAMESHAPE(g, y)):
+        return None
+    if out is not None:
+        if type(out) is not np.ndarray:
+            return None
+        o = out
+        c_order = cnp.PyArray_IS_C_CONTIGUOUS(o)
+        if (cnp.PyArray_TYPE(o) != typenum or not cnp.PyArray_SAMESHAPE(g, o)
+                or not cnp.PyArray_ISWRITEABLE(o) or not _usable(o, c_order)):
+            return None
+    if not (_usable(g, c_order) and _usable(y, c_order)):
+        return None
+    if out is None:
+        o = cnp.PyArray_EMPTY(ndim, cnp.PyArray_DIMS(g), typenum, 0)
+    elif not (_same_or_disjoint(g, o) and _same_or_disjoint(y, o)):
+        return None
+    # The thread policy (environment, affinity) costs more than a small
+    # call: below the parallel threshold the default count cannot matter,
+    # and a plain int needs no more checking than this.
+    if type(num_threads) is int and 1 <= num_threads <= 1024:
+        nthreads = num_threads
+    elif num_threads is not None or cnp.PyArray_NBYTES(o) >= PARALLEL_MIN_BYTES:
+        nthreads = _resolve_threads(num_threads)
+    with nogil:
+        _launch(typenum, cnp.PyArray_DATA(g), cnp.PyArray_DATA(y), cnp.PyArray_DATA(o),
+                cnp.PyArray_SIZE(o), nthreads)
+    if out is None and ndim == 0:
+        return o[()]
+    return o
+
+
+def use_isa(isa=None):
+    """Run the loops compiled for ``isa``: "portable", "avx2" or "avx512";
+    None (the default at import) picks the best this CPU supports.
+
+    Returns the name now in use.  Raises ValueError when the CPU (or the
+    build, off x86-64) cannot run ``isa``.  For tests and benchmarks: every
+    ISA must give the same bits.
+    """
+    cdef bytes name
+    cdef const char* chosen
+    if isa is None:
+        chosen = sb_select_isa(NULL)
+    else:
+        name = str(isa).encode()
+        chosen = sb_select_isa(name)
+    if chosen == NULL:
+        raise ValueError(f"isa {isa!r} is not available here; choose one of "
+                         f"{', '.join(available_isas())}")
+    return chosen.decode()
+
+
+def available_isas():
+    """Names of the ISAs this CPU and build can run, slowest first."""
+    return [name for name in ("portable", "avx2", "avx512")
+            if sb_isa_supported(name.encode())]
 
 
 def use_simd_half(bint enable):
-    """Choose the SIMD (True) or portable (False) 16-bit conversions.
+    """Choose the SIMD (True) or the portable (False) loops.
 
-    Returns whether SIMD conversions are now in use.  For tests: both paths
-    must give the same results.
+    Returns whether SIMD loops are now in use.  The 16-bit tests switch with
+    it; it switches the loops of every dtype, as :func:`use_isa` does.
     """
-    global _SIMD_HALF
-    _SIMD_HALF = sb_half_select(enable)
-    return bool(_SIMD_HALF)
+    return use_isa(None if enable else "portable") != "portable"
+
+
+def thresholds():
+    """The kernel's size thresholds, in bytes: below ``parallel_min_bytes``
+    of output one thread runs; when each thread's part of the output has
+    ``stream_min_bytes``, it is streamed, ``stream_block_bytes`` at a time."""
+    return {"parallel_min_bytes": PARALLEL_MIN_BYTES,
+            "stream_min_bytes": _stream_min_bytes,
+            "stream_block_bytes": STREAM_BLOCK * sizeof(double)}
+
+
+def stream_min_bytes(nbytes=None):
+    """Get, or set and return the old, streaming-store threshold.
+
+    Each thread whose part of the output has at least ``nbytes`` bytes
+    writes it with streaming stores.  For tests and benchmarks: 0 streams
+    every output, a huge value none, and both must give the same results.
+    """
+    global _stream_min_bytes
+    old = _stream_min_bytes
+    if nbytes is not None:
+        if nbytes < 0:
+            raise ValueError(f"nbytes must be >= 0, got {nbytes}")
+        _stream_min_bytes = nbytes
+    return old

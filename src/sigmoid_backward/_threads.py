@@ -1,12 +1,16 @@
 """Thread-count policy: how many OpenMP threads a call may use.
 
-Order of precedence: the ``num_threads=`` argument of a call, then
-:func:`set_num_threads`, then ``OMP_NUM_THREADS``, then the CPUs this process
-may run on.  OpenMP's own limit caps the result at call time (it is what
-``threadpoolctl.threadpool_limits(n, user_api="openmp")`` lowers).  The count
-never changes results, only speed.
+A call's ``num_threads=`` is used as given.  Otherwise the default applies:
+:func:`set_num_threads`, else ``OMP_NUM_THREADS``, else the CPUs this process
+may run on; and OpenMP's limit in the calling thread caps the default at call
+time.  That limit is what ``threadpoolctl.threadpool_limits(n,
+user_api="openmp")`` lowers, so threadpoolctl is honoured; an explicit
+argument is not overridden by it, as in scikit-learn.  The count never
+changes results, only speed.
 """
 import os
+
+from ._openmp import max_threads as _openmp_limit
 
 _explicit = None
 
@@ -46,5 +50,8 @@ def set_num_threads(n):
 
 
 def resolve(num_threads):
-    """Thread count for one call."""
-    return get_num_threads() if num_threads is None else _check(num_threads, "num_threads")
+    """Thread count for one call: ``num_threads`` when given, else the
+    default capped by OpenMP's limit in the calling thread."""
+    if num_threads is not None:
+        return _check(num_threads, "num_threads")
+    return max(1, min(get_num_threads(), _openmp_limit()))

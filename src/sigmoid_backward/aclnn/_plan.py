@@ -106,7 +106,7 @@ class Plan:
             np.copyto(g, self.g, casting="unsafe")  # a widening cast: exact
         if y is not self.y:
             np.copyto(y, self.y, casting="unsafe")
-        _apply(g, y, out, _threads.get_num_threads())
+        _apply(g, y, out, _threads.resolve(None))
         if out is not self.out:
             # Phase 1 allowed this cast under the 'same_kind' rule.
             np.copyto(self.out, out, casting="unsafe")

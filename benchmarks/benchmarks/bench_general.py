@@ -1,0 +1,70 @@
+"""Inputs the kernel cannot read in place, which go through the buffered
+iterator: broadcasting, strided views, byte-swapped data, mixed dtypes."""
+import numpy as np
+
+from sigmoid_backward import sigmoid_backward
+
+from .common import DTYPES, SIZES, THREADS, inputs
+
+
+class Broadcast:
+    """A row of 100 broadcast against a matrix of ``n`` elements."""
+    params = [DTYPES, SIZES, THREADS]
+    param_names = ["dtype", "n", "threads"]
+
+    def setup(self, dtype, n, threads):
+        g, y = inputs(dtype, n)
+        self.matrix = g[: n // 100 * 100].reshape(-1, 100)
+        self.row = y[:100]
+        self.out = np.empty(self.matrix.shape, g.dtype)
+
+    def time_broadcast_row(self, dtype, n, threads):
+        sigmoid_backward(self.matrix, self.row, out=self.out, num_threads=threads)
+
+
+class Strided:
+    """Every other element of arrays twice as long."""
+    params = [DTYPES, SIZES, THREADS]
+    param_names = ["dtype", "n", "threads"]
+
+    def setup(self, dtype, n, threads):
+        g, y = inputs(dtype, n)
+        self.g = np.repeat(g, 2)[::2]
+        self.y = np.repeat(y, 2)[::2]
+        assert not self.g.flags.c_contiguous
+        self.out = np.empty(n, g.dtype)
+
+    def time_strided(self, dtype, n, threads):
+        sigmoid_backward(self.g, self.y, out=self.out, num_threads=threads)
+
+    def peakmem_strided_new_array(self, dtype, n, threads):
+        # Bounded buffers: setup's peak plus the result plus a few blocks.
+        sigmoid_backward(self.g, self.y, num_threads=threads)
+
+
+class ByteSwapped:
+    """grad_output in the other byte order (ml_dtypes' bfloat16 has none)."""
+    params = [[d for d in DTYPES if d != "bfloat16"], SIZES, THREADS]
+    param_names = ["dtype", "n", "threads"]
+
+    def setup(self, dtype, n, threads):
+        g, self.y = inputs(dtype, n)
+        self.g = g.byteswap().view(g.dtype.newbyteorder())
+        self.out = np.empty(n, g.dtype)
+
+    def time_byteswapped(self, dtype, n, threads):
+        sigmoid_backward(self.g, self.y, out=self.out, num_threads=threads)
+
+
+class MixedDtypes:
+    """float16 with float32 inputs compute in float32 (SPEC's promotion)."""
+    params = [SIZES, THREADS]
+    param_names = ["n", "threads"]
+
+    def setup(self, n, threads):
+        self.g, _ = inputs("float16", n)
+        _, self.y = inputs("float32", n)
+        self.out = np.empty(n, np.float32)
+
+    def time_float16_with_float32(self, n, threads):
+        sigmoid_backward(self.g, self.y, out=self.out, num_threads=threads)

@@ -1,0 +1,15 @@
+# cython: language_level=3
+"""What OpenMP allows this process: the one module that asks (see _openmp.h).
+
+It links OpenMP like the kernels, so it reads the same runtime: the limit it
+reports is the one the kernels' parallel regions would get.
+"""
+
+ENABLED = bool(sb_openmp_enabled())
+
+
+def max_threads():
+    """OpenMP's thread limit in the calling thread: ``OMP_NUM_THREADS``, or
+    what ``omp_set_num_threads`` last set there (threadpoolctl, or another
+    library sharing the OpenMP runtime); 1 without OpenMP."""
+    return sb_omp_max_threads()

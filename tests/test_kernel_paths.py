@@ -1,0 +1,203 @@
+"""Every code path of the kernel gives the same bits: each instruction set,
+streaming and ordinary stores, one or several threads, sizes around every
+threshold and block boundary, starts that are not 16- or 64-byte aligned."""
+import numpy as np
+import ml_dtypes
+import pytest
+
+from sigmoid_backward import _kernels, reference, sigmoid_backward
+
+DTYPES = [np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), np.dtype(np.float32),
+          np.dtype(np.float64), np.dtype(np.complex64), np.dtype(np.complex128)]
+LIMITS = _kernels.thresholds()
+STREAM_BLOCK = LIMITS["stream_block_bytes"]
+PARALLEL_MIN = LIMITS["parallel_min_bytes"]
+
+
+def _values(rng, n, dtype):
+    """Random values with zeros, infinities, NaN and subnormals mixed in."""
+    real = np.float32 if dtype.itemsize <= 4 or dtype == np.complex64 else np.float64
+    tiny = float((ml_dtypes.finfo(dtype) if dtype == ml_dtypes.bfloat16
+                  else np.finfo(dtype)).smallest_subnormal)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, tiny, -tiny, 1.0, 0.5], real)
+
+    def part():
+        x = rng.standard_normal(n).astype(real) * rng.choice([1e-3, 1.0, 1e3], n).astype(real)
+        mask = rng.random(n) < 0.05
+        x[mask] = rng.choice(specials, int(mask.sum()))
+        return x
+    with np.errstate(all="ignore"):
+        if dtype.kind == "c":
+            return (part() + 1j * part()).astype(dtype)
+        return part().astype(dtype)
+
+
+def _inputs(n, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    return _values(rng, n, dtype), _values(rng, n, dtype)
+
+
+def _expected(g, y):
+    with np.errstate(all="ignore"):  # overflow and NaN are values here
+        return reference.sigmoid_backward(g, y)
+
+
+def assert_same_bits(actual, expected, msg=""):
+    """Bit for bit, except that any NaN matches any NaN (SIMD and portable
+    float16 conversions may quiet NaN payloads differently)."""
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape, msg
+    wide = np.complex128 if actual.dtype.kind == "c" else np.float64
+    a, e = actual.astype(wide).ravel(), expected.astype(wide).ravel()
+    nan_a, nan_e = np.isnan(a), np.isnan(e)
+    assert (nan_a == nan_e).all(), f"{msg}: NaN at different places"
+    width = actual.dtype.itemsize
+    bits_a = actual.reshape(-1).view(np.uint8).reshape(-1, width)
+    bits_e = expected.reshape(-1).view(np.uint8).reshape(-1, width)
+    bad = np.flatnonzero((bits_a != bits_e).any(axis=1) & ~nan_a)
+    assert bad.size == 0, (f"{msg}: {bad.size} elements differ, first at {bad[0]}: "
+                           f"{actual.reshape(-1)[bad[0]]!r} != {expected.reshape(-1)[bad[0]]!r}")
+
+
+@pytest.fixture
+def restore_kernel_settings():
+    old = _kernels.stream_min_bytes()
+    yield
+    _kernels.stream_min_bytes(old)
+    _kernels.use_isa(None)
+
+
+def _unaligned(a, offset):
+    """A copy of ``a`` starting ``offset`` elements past a 64-byte boundary."""
+    raw = np.empty((a.size + offset + 64) * a.itemsize + 64, np.uint8)
+    start = -raw.ctypes.data % 64 + offset * a.itemsize
+    out = raw[start:start + a.nbytes].view(a.dtype)
+    out[...] = a
+    return out
+
+
+@pytest.mark.parametrize("isa", _kernels.available_isas())
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_every_isa_matches_reference(dtype, isa, restore_kernel_settings):
+    # Tail lengths 0 to 17 after the widest vector, several thousand values.
+    g, y = _inputs(4096 + 17, dtype, seed=1)
+    expected = _expected(g, y)
+    assert _kernels.use_isa(isa) == isa
+    for n in (0, 1, 7, 15, 16, 17, 33, 4096 + 17):
+        assert_same_bits(sigmoid_backward(g[:n], y[:n]), expected[:n], f"{isa} n={n}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_streaming_stores_match_ordinary_stores(dtype, restore_kernel_settings):
+    """Sizes around the L1 staging block and 64-byte lines, with starts
+    at every element offset within a 16-byte vector; 1 and 2 threads."""
+    block = STREAM_BLOCK // dtype.itemsize
+    g, y = _inputs(3 * block + 40, dtype, seed=2)
+    expected = _expected(g, y)
+    for n in (1, block - 1, block, block + 1, 2 * block + 3, 3 * block + 40):
+        for offset in range(max(1, 16 // dtype.itemsize) + 1):
+            gu, yu = _unaligned(g[:n], offset), _unaligned(y[:n], offset)
+            results = []
+            for threshold in (0, 1 << 62):
+                _kernels.stream_min_bytes(threshold)
+                for threads in (1, 2):
+                    out = _unaligned(np.zeros(n, dtype), offset)
+                    sigmoid_backward(gu, yu, out=out, num_threads=threads)
+                    results.append(out)
+            for r in results:
+                assert_same_bits(r, expected[:n], f"n={n} offset={offset}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_inputs_and_out_at_different_offsets(dtype, restore_kernel_settings):
+    """The loops start on a line of y, so g and out may start anywhere else
+    within theirs; each mix, with and without streaming, 1 and 2 threads."""
+    n = 3 * STREAM_BLOCK // dtype.itemsize + 5
+    g, y = _inputs(n, dtype, seed=6)
+    expected = _expected(g, y)
+    step = max(1, 16 // dtype.itemsize)
+    for offsets in [(0, step, 0), (0, 0, step), (step, 0, 3 * step), (1, 2, 3)]:
+        gu, yu = _unaligned(g, offsets[0]), _unaligned(y, offsets[1])
+        for threshold in (0, 1 << 62):
+            _kernels.stream_min_bytes(threshold)
+            for threads in (1, 2):
+                out = _unaligned(np.zeros(n, dtype), offsets[2])
+                sigmoid_backward(gu, yu, out=out, num_threads=threads)
+                assert_same_bits(out, expected, f"offsets={offsets} threads={threads}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_streaming_stores_in_place(dtype, restore_kernel_settings):
+    """out may be an input itself; streaming must not change that."""
+    _kernels.stream_min_bytes(0)
+    g, y = _inputs(3000, dtype, seed=3)
+    expected = _expected(g, y)
+    g1, y1 = g.copy(), y.copy()
+    assert sigmoid_backward(g1, y1, out=g1, num_threads=2) is g1
+    assert_same_bits(g1, expected, "out is grad_output")
+    g2, y2 = g.copy(), y.copy()
+    assert sigmoid_backward(g2, y2, out=y2, num_threads=2) is y2
+    assert_same_bits(y2, expected, "out is output")
+
+
+def test_streaming_stores_around_the_default_threshold():
+    """The default threshold, crossed for real: each thread streams its part
+    from stream_min_bytes on; float32 just below and above it, 1 and 2
+    threads, an unaligned start."""
+    per_thread = LIMITS["stream_min_bytes"] // 4
+    g, y = _inputs(2 * per_thread + 200, np.dtype(np.float32), seed=4)
+    expected = _expected(g, y)
+    for threads in (1, 2):
+        for n in (threads * per_thread - 1, threads * per_thread + 130):
+            out = _unaligned(np.empty(n, np.float32), 1)
+            sigmoid_backward(g[1:n + 1], y[1:n + 1], out=out, num_threads=threads)
+            assert_same_bits(out, expected[1:n + 1], f"n={n} threads={threads}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_thread_counts_around_the_parallel_threshold(dtype):
+    """Parts of the split start on 64-element boundaries; any count of
+    threads, even more than there is work for, gives the same bits."""
+    n_min = PARALLEL_MIN // dtype.itemsize
+    g, y = _inputs(n_min + 200, dtype, seed=5)
+    expected = _expected(g, y)
+    for n in (n_min - 1, n_min, n_min + 1, n_min + 129):
+        for threads in (1, 2, 3, 7):
+            assert_same_bits(sigmoid_backward(g[:n], y[:n], num_threads=threads),
+                             expected[:n], f"n={n} threads={threads}")
+
+
+def test_use_isa_names_and_errors(restore_kernel_settings):
+    isas = _kernels.available_isas()
+    assert isas[0] == "portable"
+    assert _kernels.use_isa(None) == isas[-1]  # the best one by default
+    with pytest.raises(ValueError, match="'sse9' is not available"):
+        _kernels.use_isa("sse9")
+    assert _kernels.use_isa(None) == isas[-1]
+    assert _kernels.use_simd_half(False) is False
+    assert _kernels.use_isa("portable") == "portable"
+    assert _kernels.use_simd_half(True) is (len(isas) > 1)
+
+
+def test_stream_min_bytes_get_set(restore_kernel_settings):
+    old = _kernels.stream_min_bytes()
+    assert old == LIMITS["stream_min_bytes"] > 0
+    assert _kernels.stream_min_bytes(123) == old
+    assert _kernels.stream_min_bytes() == 123
+    with pytest.raises(ValueError, match=">= 0"):
+        _kernels.stream_min_bytes(-1)
+    assert _kernels.stream_min_bytes() == 123
+
+
+@pytest.mark.parametrize("isa", _kernels.available_isas())
+@pytest.mark.parametrize("dtype", DTYPES[:2], ids=str)
+def test_16bit_every_pattern_every_isa(dtype, isa, restore_kernel_settings):
+    """All 65,536 bit patterns, as grad_output and as output: the portable
+    conversions (rewritten to vectorise) and F16C agree with the reference."""
+    patterns = np.arange(1 << 16, dtype=np.uint16).view(dtype)
+    _kernels.use_isa(isa)
+    for other in (1.0, 0.5, -3.0):
+        fill = np.full_like(patterns, other)
+        assert_same_bits(sigmoid_backward(patterns, fill), _expected(patterns, fill),
+                         f"{isa} g=patterns y={other}")
+        assert_same_bits(sigmoid_backward(fill, patterns), _expected(fill, patterns),
+                         f"{isa} g={other} y=patterns")
