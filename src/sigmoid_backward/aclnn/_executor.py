@@ -308,19 +308,11 @@ def aclSetAclOpExecutorRepeatable(executor):
         ACLNN_ERR_PARAM_INVALID for a spent or destroyed executor or a
         non-executor.
     """
-    name = "aclSetAclOpExecutorRepeatable"
-    if executor is None:
-        return fail(aclnnStatus.ACLNN_ERR_INNER_NULLPTR, f"{name}: executor is null (None)")
-    if not isinstance(executor, aclOpExecutor):
-        return fail(aclnnStatus.ACLNN_ERR_PARAM_INVALID,
-                    f"{name}: expected an aclOpExecutor, got {type(executor).__name__}")
-    with executor._lock:
-        if executor._state != _READY:
-            return fail(aclnnStatus.ACLNN_ERR_PARAM_INVALID,
-                        f"{name}: the executor was already "
-                        f"{'run' if executor._state == _RAN else 'destroyed'}")
-        executor._repeatable = True
-    return aclnnStatus.ACLNN_SUCCESS
+    def make_repeatable(e):
+        e._repeatable = True
+
+    return _on_ready_executor("aclSetAclOpExecutorRepeatable", executor, "run",
+                              make_repeatable)
 
 
 def aclDestroyAclOpExecutor(executor):
@@ -335,7 +327,18 @@ def aclDestroyAclOpExecutor(executor):
         ACLNN_ERR_PARAM_INVALID for an executor already released (destroyed,
         or single use and run) or a non-executor.
     """
-    name = "aclDestroyAclOpExecutor"
+    def destroy(e):
+        e._state = _DESTROYED
+        e._plan = e._tensors = None
+
+    return _on_ready_executor("aclDestroyAclOpExecutor", executor,
+                              "released by its single-use run", destroy)
+
+
+def _on_ready_executor(name, executor, ran, action):
+    """Apply ``action`` to an executor neither run (single use) nor
+    destroyed, under its lock; else the failure status of ``name``.
+    ``ran`` says what happened to an executor already run."""
     if executor is None:
         return fail(aclnnStatus.ACLNN_ERR_INNER_NULLPTR, f"{name}: executor is null (None)")
     if not isinstance(executor, aclOpExecutor):
@@ -345,7 +348,6 @@ def aclDestroyAclOpExecutor(executor):
         if executor._state != _READY:
             return fail(aclnnStatus.ACLNN_ERR_PARAM_INVALID,
                         f"{name}: the executor was already "
-                        f"{'released by its single-use run' if executor._state == _RAN else 'destroyed'}")
-        executor._state = _DESTROYED
-        executor._plan = executor._tensors = None
+                        f"{ran if executor._state == _RAN else 'destroyed'}")
+        action(executor)
     return aclnnStatus.ACLNN_SUCCESS
