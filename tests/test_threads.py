@@ -14,6 +14,8 @@ from sigmoid_backward import _threads
 from helpers import ALL_DTYPES, assert_same, random_array
 
 needs_openmp = pytest.mark.skipif(not sb.OPENMP_ENABLED, reason="built without OpenMP")
+needs_two_cpus = pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2,
+                                    reason="counts are capped at the CPUs this process may use")
 
 
 @pytest.fixture
@@ -65,6 +67,7 @@ def test_results_identical_for_every_thread_count(dtype):
 
 
 @needs_openmp
+@needs_two_cpus
 def test_threadpoolctl_caps_the_default(restore_threads):
     threadpoolctl = pytest.importorskip("threadpoolctl")
     assert any(info["user_api"] == "openmp" for info in threadpoolctl.threadpool_info())
@@ -84,7 +87,17 @@ def test_threadpoolctl_caps_the_default(restore_threads):
     assert_same(limited, unlimited)
 
 
+def test_counts_are_capped_at_the_cpus_this_process_may_use(restore_threads):
+    cpus = len(os.sched_getaffinity(0))
+    assert _threads.resolve(10**6) == cpus
+    sb.set_num_threads(10**6)
+    assert _threads.resolve(None) <= cpus
+    g, y = np.ones(300_000, np.float32), np.full(300_000, 0.5, np.float32)
+    assert (sigmoid_backward(g, y, num_threads=10**20) == 0.25).all()
+
+
 @needs_openmp
+@needs_two_cpus
 def test_omp_num_threads_caps_an_explicit_default():
     env = dict(os.environ, OMP_NUM_THREADS="1")
     code = ("import sigmoid_backward as s; from sigmoid_backward import _threads; "

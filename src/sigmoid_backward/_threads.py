@@ -5,8 +5,10 @@ A call's ``num_threads=`` is used as given.  Otherwise the default applies:
 may run on; and OpenMP's limit in the calling thread caps the default at call
 time.  That limit is what ``threadpoolctl.threadpool_limits(n,
 user_api="openmp")`` lowers, so threadpoolctl is honoured; an explicit
-argument is not overridden by it, as in scikit-learn.  The count never
-changes results, only speed.
+argument is not overridden by it, as in scikit-learn.  Every count is
+capped at the CPUs this process may use: more threads than that never help,
+and a huge count must not ask OpenMP for thousands of threads.  The count
+never changes results, only speed.
 """
 import os
 
@@ -22,6 +24,11 @@ def _default_num_threads():
     first = env.split(",")[0].strip()
     if first.isdigit() and int(first) > 0:
         return int(first)
+    return _cpus()
+
+
+def _cpus():
+    """The CPUs this process may run on."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
@@ -51,7 +58,8 @@ def set_num_threads(n):
 
 def resolve(num_threads):
     """Thread count for one call: ``num_threads`` when given, else the
-    default capped by OpenMP's limit in the calling thread."""
+    default capped by OpenMP's limit in the calling thread; either capped at
+    the CPUs this process may use."""
     if num_threads is not None:
-        return _check(num_threads, "num_threads")
-    return max(1, min(get_num_threads(), _openmp_limit()))
+        return min(_check(num_threads, "num_threads"), _cpus())
+    return max(1, min(get_num_threads(), _openmp_limit(), _cpus()))
