@@ -6,7 +6,7 @@ import pytest
 
 from sigmoid_backward import sigmoid_backward, reference
 
-from helpers import ALL_DTYPES, assert_same, random_array
+from helpers import ALL_DTYPES, BF16, assert_same, random_array
 
 f16, bf16, f32, f64, c64, c128 = ALL_DTYPES
 # SPEC.md, "Shapes, layout, promotion": row promoted with column.
@@ -111,3 +111,18 @@ def test_unsupported_input_dtypes_raise_typeerror_naming_dtype(bad):
 def test_extended_precision_promotes_to_unsupported():
     with pytest.raises(TypeError, match="promote to unsupported dtype"):
         sigmoid_backward(np.ones(2, np.longdouble), np.ones(2))
+
+
+@pytest.mark.parametrize("a, b, expected", PAIRS, ids=[f"{a}-{b}" for a, b, _ in PAIRS])
+def test_byte_order_does_not_change_promotion(a, b, expected):
+    # ml_dtypes' bfloat16 has one byte order only; swap every other dtype.
+    def swapped(dt):
+        return dt if dt == BF16 else dt.newbyteorder()
+
+    g, y = np.ones(3, swapped(a)), np.ones(3, swapped(b))
+    assert sigmoid_backward(g, y).dtype == expected
+
+
+def test_dtype_argument_in_another_byte_order():
+    result = sigmoid_backward(np.ones(3), np.full(3, 0.5), dtype=">f4")
+    assert result.dtype == np.float32 and (result == 0.25).all()

@@ -219,3 +219,15 @@ def test_no_temporaries_for_contiguous_same_dtype_inputs(dtype):
             assert peak <= slack, (n, peak)
         finally:
             tracemalloc.stop()
+
+
+def test_apply_refuses_partial_overlap():
+    from sigmoid_backward._kernels import apply
+    a = np.arange(11.0)
+    y = np.full(10, 2.0)
+    before = a.copy()
+    with pytest.raises(ValueError, match="partly overlaps"):
+        apply(a[:-1], y, a[1:], 1)
+    assert (a == before).all()
+    apply(a[1:], y, a[1:], 1)  # the very same view: in place
+    assert (a[1:] == before[1:] * -1 * 2).all()

@@ -300,3 +300,16 @@ def test_positional_only_and_keyword_only():
         sigmoid_backward(grad_output=np.ones(2), output=np.ones(2))
     with pytest.raises(TypeError):
         sigmoid_backward(np.ones(2), np.ones(2), None, np.float32)
+
+
+def test_empty_out_of_any_dtype():
+    # NumPy gives empty arrays zero strides: that is no overlap.
+    g, y = np.ones((0, 2), np.float32), np.ones((0, 2))
+    for out in [np.empty((0, 2)), np.empty((0, 2), np.float32)[:, ::-1], np.empty((2, 0)).T]:
+        assert sigmoid_backward(g, y, out=out) is out
+
+
+def test_reference_returns_arrays_for_0d_inputs():
+    for dtype in ALL_DTYPES:
+        result = reference.sigmoid_backward(np.array(1, dtype), np.array(3, dtype))
+        assert type(result) is np.ndarray and result.shape == () and result.dtype == dtype

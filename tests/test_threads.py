@@ -164,3 +164,43 @@ def test_gil_is_released_while_computing():
     # Holding the GIL for the whole call (3 x ~20 ms) would leave only the
     # few switch intervals around each call (~1,000 iterations each).
     assert progress_inside > 100_000
+
+
+def test_kernel_guards_any_thread_count():
+    from sigmoid_backward._kernels import apply
+    g, y = np.ones(400_000, np.float32), np.full(400_000, 0.5, np.float32)
+    out = np.empty_like(g)
+    apply(g, y, out, 1 << 30)  # capped at the processors: no crash
+    assert (out == 0.25).all()
+
+
+@needs_openmp
+@needs_two_cpus
+def test_aclnn_stream_uses_the_launching_threads_limit(restore_threads):
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    sb.set_num_threads(2)
+    from sigmoid_backward import aclnn
+    from sigmoid_backward.aclnn import _plan
+    seen = []
+    real_apply = _plan._apply
+
+    def recording_apply(g, y, out, nthreads):
+        seen.append(nthreads)
+        real_apply(g, y, out, nthreads)
+
+    g = np.ones(1000, np.float32)
+    tensors = [aclnn.tensor_from_array(a) for a in (g, g.copy(), np.empty_like(g))]
+    status, stream = aclnn.aclrtCreateStream()
+    try:
+        _plan._apply = recording_apply
+        with threadpoolctl.threadpool_limits(2, user_api="openmp"):
+            for limit in (1, 2):
+                with threadpoolctl.threadpool_limits(limit, user_api="openmp"):
+                    status, size, executor = aclnn.aclnnSigmoidBackwardGetWorkspaceSize(*tensors)
+                    aclnn.check(status)
+                    aclnn.check(aclnn.aclnnSigmoidBackward(None, 0, executor, stream))
+                aclnn.check(aclnn.aclrtSynchronizeStream(stream))
+    finally:
+        _plan._apply = real_apply
+        aclnn.aclrtDestroyStream(stream)
+    assert seen == [1, 2]

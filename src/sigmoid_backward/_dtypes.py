@@ -46,8 +46,9 @@ def check_compute_dtype(dt, name="dtype"):
 
 def result_dtype(a, b):
     """Compute dtype of two operands, each an ndarray or a Python scalar."""
-    da = None if is_weak_scalar(a) else a.dtype
-    db = None if is_weak_scalar(b) else b.dtype
+    # Byte order is storage, not type: a big-endian float16 is a float16.
+    da = None if is_weak_scalar(a) else a.dtype.newbyteorder("=")
+    db = None if is_weak_scalar(b) else b.dtype.newbyteorder("=")
     if {da, db} == {FLOAT16, BFLOAT16}:
         return FLOAT32
     has_bf16 = BFLOAT16 in (da, db)

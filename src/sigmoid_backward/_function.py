@@ -38,7 +38,7 @@ def _operand(obj, name):
 
 def _compute_dtype(g_val, y_val, dtype):
     if dtype is not None:
-        dt = np.dtype(dtype)
+        dt = np.dtype(dtype).newbyteorder("=")  # results are native-endian
         _dtypes.check_compute_dtype(dt)
         for val, name in ((g_val, "grad_output"), (y_val, "output")):
             if _dtypes.is_weak_scalar(val):
@@ -75,7 +75,7 @@ def _check_out(out, shape, dt):
                          f"grad_output and output is {shape}")
     if not out.flags.writeable:
         raise ValueError(f"out (dtype {out.dtype}, shape {out.shape}) is read-only")
-    if any(s == 0 and n > 1 for s, n in zip(out.strides, out.shape)):
+    if out.size and any(s == 0 and n > 1 for s, n in zip(out.strides, out.shape)):
         # Several results would land on one element; np.nditer may also hand
         # such an out to the kernel unbuffered, which rejects it part way.
         raise ValueError(f"out (dtype {out.dtype}, shape {out.shape}) has a zero "
@@ -102,7 +102,7 @@ def _direct(a, out, dt):
 
 
 def _compute_into(g, y, out, dt, nthreads):
-    if (out.dtype == dt and out.flags.aligned and out.dtype.isnative
+    if (out.dtype == dt and out.flags.aligned
             and _direct(g, out, dt) and _direct(y, out, dt)):
         _apply(g, y, out, nthreads)
         return

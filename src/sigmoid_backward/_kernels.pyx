@@ -22,6 +22,7 @@ from cython.parallel cimport prange
 cimport numpy as cnp
 
 from sigmoid_backward._loops cimport sb_loops, sb_isa_supported, sb_select_isa
+from sigmoid_backward._openmp cimport sb_omp_num_procs
 from sigmoid_backward._stream cimport SB_LINE, sb_stream_fence, sb_line_misalignment
 
 import numpy as np
@@ -45,8 +46,8 @@ cdef enum:
     # Below this many bytes per operand one thread is faster than two: the
     # cost of waking the OpenMP team exceeds the work (benchmarks/NOTES.md).
     PARALLEL_MIN_BYTES = 1 << 17
-    # Each thread's share starts on a 64-element boundary, so no two threads
-    # write the same cache line.
+    # Each thread's share is a multiple of 64 elements, so shares meet on a
+    # cache line of out whenever out starts on one (NumPy's large arrays do).
     PART_ALIGN = 64
     # Doubles (1 KiB) computed into an L1 buffer before they are streamed to
     # out: small enough that loads and streaming stores keep overlapping
@@ -134,7 +135,9 @@ cdef void _run(const elem_t* g, const elem_t* y, elem_t* out,
 cdef void _launch(int typenum, void* gp, void* yp, void* op,
                   Py_ssize_t n, int nthreads) noexcept nogil:
     """Run the kernel of a supported ``typenum`` (checked by the caller)."""
-    nthreads = max(1, nthreads)
+    # The thread policy caps counts at the CPUs (_threads.py); this guard
+    # keeps any caller from asking OpenMP for thousands of threads.
+    nthreads = max(1, min(nthreads, sb_omp_num_procs()))
     if typenum == cnp.NPY_FLOAT:
         _run(<const float*>gp, <const float*>yp, <float*>op, n, nthreads, False)
     elif typenum == cnp.NPY_DOUBLE:
@@ -162,6 +165,16 @@ cdef inline bint _usable(cnp.ndarray a, bint c_order) noexcept:
     return (cnp.PyArray_FLAGS(a) & req) == req and cnp.PyArray_ISNOTSWAPPED(a)
 
 
+cdef inline bint _same_or_disjoint(cnp.ndarray a, cnp.ndarray out) noexcept:
+    """May the kernel read ``a`` while it writes ``out``?  Only element for
+    element: ``a`` and ``out`` have one dtype, shape and memory order, so the
+    same start address means the same view."""
+    cdef char* ap = <char*>cnp.PyArray_DATA(a)
+    cdef char* op = <char*>cnp.PyArray_DATA(out)
+    cdef Py_ssize_t nbytes = cnp.PyArray_NBYTES(out)
+    return ap == op or ap + nbytes <= op or op + nbytes <= ap
+
+
 def apply(cnp.ndarray g not None, cnp.ndarray y not None,
           cnp.ndarray out not None, int nthreads):
     """Compute ``out[...] = g * (1 - y) * y`` (conjugated for complex).
@@ -169,9 +182,9 @@ def apply(cnp.ndarray g not None, cnp.ndarray y not None,
     All three arrays must have the same supported dtype (native byte order,
     aligned), the same number of elements and the same memory order (all C- or
     all F-contiguous); ``out`` must be writeable.  ``out`` may be ``g`` or
-    ``y`` itself.  The GIL is released while computing, with at most
-    ``nthreads`` threads (capped by OpenMP's own limit, which is what
-    OMP_NUM_THREADS and threadpoolctl set).
+    ``y`` itself, but may not overlap them otherwise.  The GIL is released
+    while computing, with ``nthreads`` threads (at most the processors
+    available; the policy of _threads.py is the caller's).
     """
     cdef int typenum = cnp.PyArray_TYPE(out)
     cdef Py_ssize_t n = cnp.PyArray_SIZE(out)
@@ -191,18 +204,10 @@ def apply(cnp.ndarray g not None, cnp.ndarray y not None,
         raise ValueError("apply: out is read-only")
     if not _supported(typenum):
         raise TypeError(f"apply: unsupported dtype {out.dtype}")
+    if not (_same_or_disjoint(g, out) and _same_or_disjoint(y, out)):
+        raise ValueError("apply: out partly overlaps an input")
     with nogil:
         _launch(typenum, gp, yp, op, n, nthreads)
-
-
-cdef inline bint _same_or_disjoint(cnp.ndarray a, cnp.ndarray out) noexcept:
-    """May the kernel read ``a`` while it writes ``out``?  Only element for
-    element: ``a`` and ``out`` have one dtype, shape and memory order, so the
-    same start address means the same view."""
-    cdef char* ap = <char*>cnp.PyArray_DATA(a)
-    cdef char* op = <char*>cnp.PyArray_DATA(out)
-    cdef Py_ssize_t nbytes = cnp.PyArray_NBYTES(out)
-    return ap == op or ap + nbytes <= op or op + nbytes <= ap
 
 
 def try_direct(grad_output, output, out, dtype, num_threads):
@@ -245,11 +250,8 @@ def try_direct(grad_output, output, out, dtype, num_threads):
     elif not (_same_or_disjoint(g, o) and _same_or_disjoint(y, o)):
         return None
     # The thread policy (environment, affinity) costs more than a small
-    # call: below the parallel threshold the default count cannot matter,
-    # and a plain int needs no more checking than this.
-    if type(num_threads) is int and 1 <= num_threads <= 1024:
-        nthreads = num_threads
-    elif num_threads is not None or cnp.PyArray_NBYTES(o) >= PARALLEL_MIN_BYTES:
+    # call: below the parallel threshold the default count cannot matter.
+    if num_threads is not None or cnp.PyArray_NBYTES(o) >= PARALLEL_MIN_BYTES:
         nthreads = _resolve_threads(num_threads)
     with nogil:
         _launch(typenum, cnp.PyArray_DATA(g), cnp.PyArray_DATA(y), cnp.PyArray_DATA(o),

@@ -3,3 +3,4 @@
 cdef extern from "_openmp.h" nogil:
     int sb_openmp_enabled()
     int sb_omp_max_threads()
+    int sb_omp_num_procs()

@@ -1,8 +1,9 @@
 # cython: language_level=3
 """What OpenMP allows this process: the one module that asks (see _openmp.h).
 
-It links OpenMP like the kernels, so it reads the same runtime: the limit it
-reports is the one the kernels' parallel regions would get.
+It links OpenMP like the kernels, so it reads the same runtime.  The limit
+it reports is advice for the thread policy (_threads.py): the kernels pass
+an explicit num_threads clause, which OpenMP's limit does not override.
 """
 
 ENABLED = bool(sb_openmp_enabled())

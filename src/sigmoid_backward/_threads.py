@@ -45,7 +45,9 @@ def _check(n, name):
 
 
 def get_num_threads():
-    """Number of threads a call uses when ``num_threads`` is not given."""
+    """The default thread count: :func:`set_num_threads`, else
+    ``OMP_NUM_THREADS``, else the CPUs this process may use.  A call without
+    ``num_threads`` uses at most this many (see the module's docstring)."""
     return _default_num_threads() if _explicit is None else _explicit
 
 

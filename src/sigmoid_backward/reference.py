@@ -22,8 +22,8 @@ def sigmoid_backward(grad_output, output, /, *, dtype=None):
     # 16-bit values: round the inputs to the compute dtype, widen to float32.
     work = np.float32 if dt in (_dtypes.FLOAT16, _dtypes.BFLOAT16) else dt
     with np.errstate(all="ignore"):  # overflow and NaN are values here, not errors
-        return _compute(np.asarray(g, dtype=dt).astype(work),
-                        np.asarray(y, dtype=dt).astype(work), dt)
+        return np.asarray(_compute(np.asarray(g, dtype=dt).astype(work),
+                        np.asarray(y, dtype=dt).astype(work), dt))
 
 
 def _compute(g, y, dt):

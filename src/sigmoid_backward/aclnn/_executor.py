@@ -29,7 +29,7 @@ import threading
 
 import numpy as np
 
-from .. import _dtypes
+from .. import _dtypes, _threads
 from . import _buffer, _soc
 from ._constants import (ACL_OF_COMPUTE_DTYPE, COMPUTE_DTYPES, INT64_MAX, aclDataType,
                          aclnnStatus)
@@ -268,8 +268,10 @@ def aclnnSigmoidBackward(workspace, workspace_size, executor, stream):
         if isinstance(ws, aclnnStatus):
             return ws
         # The run holds the plan and the workspace, whatever happens to the
-        # executor, the tensors or the caller's references meanwhile.
-        run = functools.partial(_run, executor._plan, ws)
+        # executor, the tensors or the caller's references meanwhile.  Its
+        # thread count is the launching thread's (threadpoolctl limits are
+        # per thread), not the stream worker's.
+        run = functools.partial(_run, executor._plan, ws, _threads.resolve(None))
         if stream is not None:
             if not stream._launch(_PHASE2, run):
                 return invalid("the stream was destroyed by aclrtDestroyStream")
@@ -283,9 +285,9 @@ def aclnnSigmoidBackward(workspace, workspace_size, executor, stream):
     return aclnnStatus.ACLNN_SUCCESS
 
 
-def _run(plan, workspace):
+def _run(plan, workspace, nthreads):
     if plan is not None:  # None: empty tensors, nothing to compute
-        plan.run(workspace)
+        plan.run(workspace, nthreads)
 
 
 def _spend(executor):

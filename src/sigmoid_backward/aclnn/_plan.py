@@ -20,7 +20,6 @@ no region and 0 bytes.
 """
 import numpy as np
 
-from .. import _threads
 from .._kernels import apply as _apply
 
 ALIGN = 64
@@ -78,7 +77,7 @@ class Plan:
         return (not direct_out or not np.may_share_memory(a, self.out)
                 or _address(a) == _address(self.out))
 
-    def run(self, workspace):
+    def run(self, workspace, nthreads):
         """Compute into gradInput's view.
 
         Parameters
@@ -86,6 +85,8 @@ class Plan:
         workspace : ndarray or None
             1-d writable ``uint8`` array of at least ``workspace_size`` bytes,
             checked by the caller; None when the size is 0.
+        nthreads : int
+            Threads for the kernel (resolved in the launching thread).
         """
         base = 0 if workspace is None else -_address(workspace) % ALIGN
 
@@ -96,9 +97,9 @@ class Plan:
         # IEEE results (inf on overflow, NaN) are the operator's contract, not
         # warnings; the error state is per thread, so set it where we run.
         with np.errstate(all="ignore"):
-            self._run(staging)
+            self._run(staging, nthreads)
 
-    def _run(self, staging):
+    def _run(self, staging, nthreads):
         g = self.g if self.g_region is None else staging(self.g_region)
         y = self.y if self.y_region is None else staging(self.y_region)
         out = self.out if self.out_region is None else staging(self.out_region)
@@ -106,7 +107,7 @@ class Plan:
             np.copyto(g, self.g, casting="unsafe")  # a widening cast: exact
         if y is not self.y:
             np.copyto(y, self.y, casting="unsafe")
-        _apply(g, y, out, _threads.resolve(None))
+        _apply(g, y, out, nthreads)
         if out is not self.out:
             # Phase 1 allowed this cast under the 'same_kind' rule.
             np.copyto(self.out, out, casting="unsafe")
