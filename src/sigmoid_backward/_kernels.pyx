@@ -62,6 +62,9 @@ cdef enum:
 cdef int _FLOAT16_NUM = np.dtype(np.float16).num
 cdef int _BFLOAT16_NUM = np.dtype(ml_dtypes.bfloat16).num
 cdef Py_ssize_t _stream_min_bytes = STREAM_MIN_BYTES
+# Read once: omp_get_num_procs() asks the kernel for the affinity mask on
+# every call, which costs more than a 1,000-element call of the kernel.
+cdef int _NUM_PROCS = sb_omp_num_procs()
 sb_select_isa(NULL)
 
 
@@ -137,7 +140,7 @@ cdef void _launch(int typenum, void* gp, void* yp, void* op,
     """Run the kernel of a supported ``typenum`` (checked by the caller)."""
     # The thread policy caps counts at the CPUs (_threads.py); this guard
     # keeps any caller from asking OpenMP for thousands of threads.
-    nthreads = max(1, min(nthreads, sb_omp_num_procs()))
+    nthreads = max(1, min(nthreads, _NUM_PROCS))
     if typenum == cnp.NPY_FLOAT:
         _run(<const float*>gp, <const float*>yp, <float*>op, n, nthreads, False)
     elif typenum == cnp.NPY_DOUBLE:
