@@ -248,14 +248,17 @@ def try_direct(grad_output, output, out, dtype, num_threads):
             return None
     if not (_usable(g, c_order) and _usable(y, c_order)):
         return None
+    # The thread policy (environment, affinity) costs more than a small
+    # call: below the parallel threshold one thread runs whatever the count,
+    # so a valid count needs no lookup (an invalid one is the facade's error).
+    if cnp.PyArray_NBYTES(g) >= PARALLEL_MIN_BYTES:
+        nthreads = _resolve_threads(num_threads)
+    elif num_threads is not None and not (type(num_threads) is int and num_threads >= 1):
+        return None
     if out is None:
         o = cnp.PyArray_EMPTY(ndim, cnp.PyArray_DIMS(g), typenum, 0)
     elif not (_same_or_disjoint(g, o) and _same_or_disjoint(y, o)):
         return None
-    # The thread policy (environment, affinity) costs more than a small
-    # call: below the parallel threshold the default count cannot matter.
-    if num_threads is not None or cnp.PyArray_NBYTES(o) >= PARALLEL_MIN_BYTES:
-        nthreads = _resolve_threads(num_threads)
     with nogil:
         _launch(typenum, cnp.PyArray_DATA(g), cnp.PyArray_DATA(y), cnp.PyArray_DATA(o),
                 cnp.PyArray_SIZE(o), nthreads)
