@@ -173,9 +173,8 @@ def test_use_isa_names_and_errors(restore_kernel_settings):
     with pytest.raises(ValueError, match="'sse9' is not available"):
         _kernels.use_isa("sse9")
     assert _kernels.use_isa(None) == isas[-1]
-    assert _kernels.use_simd_half(False) is False
     assert _kernels.use_isa("portable") == "portable"
-    assert _kernels.use_simd_half(True) is (len(isas) > 1)
+    assert _kernels.use_isa(None) == isas[-1]
 
 
 def test_stream_min_bytes_get_set(restore_kernel_settings):

@@ -8,7 +8,7 @@ import ml_dtypes
 import pytest
 
 from sigmoid_backward import sigmoid_backward, reference
-from sigmoid_backward._kernels import use_simd_half
+from sigmoid_backward._kernels import use_isa
 
 from helpers import ALL_DTYPES, BF16, assert_same, random_array, specials
 
@@ -92,7 +92,7 @@ def test_16bit_exhaustive(dtype, simd):
     """All 65,536 output bit patterns x several grad_output values (in both
     argument positions), against float32 arithmetic rounded once."""
     patterns = _all_patterns(dtype)
-    use_simd_half(simd)
+    use_isa(None if simd else "portable")
     try:
         for gv in HALF_GRADS:
             other = np.full_like(patterns, gv)
@@ -101,7 +101,7 @@ def test_16bit_exhaustive(dtype, simd):
             assert_same(sigmoid_backward(patterns, other),
                         _rounded_once(patterns, other, dtype), f"y={gv} simd={simd}")
     finally:
-        use_simd_half(True)
+        use_isa(None)
 
 
 @pytest.mark.parametrize("dtype", [np.dtype(np.float16), BF16], ids=str)
@@ -110,11 +110,11 @@ def test_16bit_all_pairs_sampled_simd_matches_portable(dtype):
     bits = rng.integers(0, 1 << 16, size=(2, 1 << 18), dtype=np.uint16)
     g, y = bits[0].view(dtype), bits[1].view(dtype)
     simd = sigmoid_backward(g, y)
-    use_simd_half(False)
+    use_isa("portable")
     try:
         portable = sigmoid_backward(g, y)
     finally:
-        use_simd_half(True)
+        use_isa(None)
     assert_same(simd, portable)
     assert_same(simd, _rounded_once(g, y, dtype))
 

@@ -294,15 +294,6 @@ def available_isas():
             if sb_isa_supported(name.encode())]
 
 
-def use_simd_half(bint enable):
-    """Choose the SIMD (True) or the portable (False) loops.
-
-    Returns whether SIMD loops are now in use.  The 16-bit tests switch with
-    it; it switches the loops of every dtype, as :func:`use_isa` does.
-    """
-    return use_isa(None if enable else "portable") != "portable"
-
-
 def thresholds():
     """The kernel's size thresholds, in bytes: below ``parallel_min_bytes``
     of output one thread runs; when each thread's part of the output has
