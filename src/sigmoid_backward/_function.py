@@ -13,7 +13,7 @@ Everything that can fail is checked before the first element is written.
 """
 import numpy as np
 
-from . import _dask, _dtypes, _threads
+from . import _dask, _dtypes, _layout, _threads
 from ._inputs import as_array as _as_array
 from ._kernels import apply as _apply, try_direct as _try_direct
 
@@ -87,23 +87,11 @@ def _check_out(out, shape, dt):
     return out
 
 
-def _direct(a, out, dt):
-    """Can the kernel read ``a`` in place, element for element with ``out``?"""
-    if a.dtype != dt or a.shape != out.shape or not a.flags.aligned:
-        return False
-    if out.flags.c_contiguous:
-        if not a.flags.c_contiguous:
-            return False
-    elif not (out.flags.f_contiguous and a.flags.f_contiguous):
-        return False
-    # The kernel may share memory with out only element for element.
-    return (not np.may_share_memory(a, out)
-            or a.__array_interface__["data"][0] == out.__array_interface__["data"][0])
-
-
 def _compute_into(g, y, out, dt, nthreads):
-    if (out.dtype == dt and out.flags.aligned
-            and _direct(g, out, dt) and _direct(y, out, dt)):
+    order = "C" if out.flags.c_contiguous else "F"
+    if _layout.kernel_ready(out, dt, out.shape, order) and all(
+            _layout.kernel_ready(a, dt, out.shape, order) and _layout.reads_safely(a, out)
+            for a in (g, y)):
         _apply(g, y, out, nthreads)
         return
     it = np.nditer([g, y, out], flags=_ITER_FLAGS,

@@ -21,6 +21,7 @@ no region and 0 bytes.
 import numpy as np
 
 from .._kernels import apply as _apply
+from .._layout import address, contiguous, kernel_ready, reads_safely
 
 ALIGN = 64
 
@@ -46,13 +47,15 @@ class Plan:
 
     def __init__(self, g, y, out, dtype):
         self.g, self.y, self.out, self.dtype = g, y, out, dtype
-        self.order = "F" if _contiguous(out, "F") and not _contiguous(out, "C") else "C"
-        direct_out = (out.dtype == dtype and out.flags.aligned and _contiguous(out, self.order))
-        regions = []
+        self.order = "F" if contiguous(out, "F") and not contiguous(out, "C") else "C"
+        direct_out = kernel_ready(out, dtype, out.shape, self.order)
+        region_bytes = _round_up(out.size * dtype.itemsize)
+        regions = 0
 
         def region():
-            regions.append(len(regions) * _round_up(out.size * dtype.itemsize))
-            return regions[-1]
+            nonlocal regions
+            regions += 1
+            return (regions - 1) * region_bytes
 
         self.g_region = None if self._direct(g, direct_out) else region()
         self.y_region = None if self._direct(y, direct_out) else region()
@@ -64,18 +67,14 @@ class Plan:
             self.out_region = self.y_region
         else:
             self.out_region = region()
-        self.workspace_size = (ALIGN - 1 + len(regions) * _round_up(out.size * dtype.itemsize)
-                               if regions else 0)
+        self.workspace_size = ALIGN - 1 + regions * region_bytes if regions else 0
 
     def _direct(self, a, direct_out):
-        """Can the kernel read ``a`` in place?"""
-        if not (a.dtype == self.dtype and a.shape == self.out.shape and a.flags.aligned
-                and _contiguous(a, self.order)):
-            return False
-        # The kernel writes out element by element as it reads: an input may
-        # share memory with a directly written out only element for element.
-        return (not direct_out or not np.may_share_memory(a, self.out)
-                or _address(a) == _address(self.out))
+        """Can the kernel read ``a`` in place?  (An input staged or not, it
+        may share memory with a directly written out only element for
+        element.)"""
+        return (kernel_ready(a, self.dtype, self.out.shape, self.order)
+                and (not direct_out or reads_safely(a, self.out)))
 
     def run(self, workspace, nthreads):
         """Compute into gradInput's view.
@@ -88,7 +87,7 @@ class Plan:
         nthreads : int
             Threads for the kernel (resolved in the launching thread).
         """
-        base = 0 if workspace is None else -_address(workspace) % ALIGN
+        base = 0 if workspace is None else -address(workspace) % ALIGN
 
         def staging(offset):
             return np.ndarray(self.out.shape, self.dtype, buffer=workspace,
@@ -116,10 +115,3 @@ class Plan:
 def _round_up(nbytes):
     return -(-nbytes // ALIGN) * ALIGN
 
-
-def _address(a):
-    return a.__array_interface__["data"][0]
-
-
-def _contiguous(a, order):
-    return a.flags.c_contiguous if order == "C" else a.flags.f_contiguous
