@@ -74,9 +74,9 @@ def test_lifecycle():
     assert aclrtDestroyStream(42) == ACLNN_ERR_PARAM_INVALID
 
 
-def test_launch_is_asynchronous_and_runs_on_the_worker(stream, monkeypatch):
-    rng = np.random.default_rng(0)
-    g_vals, y_vals = sample(np.float32, [16], rng, "g"), sample(np.float32, [16], rng, "y")
+@pytest.fixture
+def kernel_threads(monkeypatch):
+    """The thread of every kernel call the plan makes, in order."""
     threads = []
     real_apply = _plan._apply
 
@@ -84,28 +84,27 @@ def test_launch_is_asynchronous_and_runs_on_the_worker(stream, monkeypatch):
         threads.append(threading.get_ident())
         return real_apply(*args)
     monkeypatch.setattr(_plan, "_apply", spy)
+    return threads
+
+
+def test_launch_is_asynchronous_and_runs_on_the_worker(stream, kernel_threads):
+    rng = np.random.default_rng(0)
+    g_vals, y_vals = sample(np.float32, [16], rng, "g"), sample(np.float32, [16], rng, "y")
     gate = hold(stream)
     buf = launch(g_vals, y_vals, stream)
     assert np.all(buf == 0)            # queued behind the hold: not run yet
     gate.set()
     assert aclrtSynchronizeStream(stream) == ACLNN_SUCCESS
     assert_same(buf, expected(g_vals, y_vals, ACL_FLOAT))
-    assert threads == [stream._thread.ident] != [threading.get_ident()]
+    assert kernel_threads == [stream._thread.ident] != [threading.get_ident()]
 
 
-def test_default_stream_is_synchronous(monkeypatch):
-    threads = []
-    real_apply = _plan._apply
-
-    def spy(*args):
-        threads.append(threading.get_ident())
-        return real_apply(*args)
-    monkeypatch.setattr(_plan, "_apply", spy)
+def test_default_stream_is_synchronous(kernel_threads):
     rng = np.random.default_rng(1)
     g_vals, y_vals = sample(np.float32, [4], rng, "g"), sample(np.float32, [4], rng, "y")
     buf = launch(g_vals, y_vals, None)
     assert_same(buf, expected(g_vals, y_vals, ACL_FLOAT))   # before any synchronize
-    assert threads == [threading.get_ident()]
+    assert kernel_threads == [threading.get_ident()]
 
 
 def test_launch_order(stream):

@@ -176,7 +176,7 @@ def test_kernel_guards_any_thread_count():
 
 @needs_openmp
 @needs_two_cpus
-def test_aclnn_stream_uses_the_launching_threads_limit(restore_threads):
+def test_aclnn_stream_uses_the_launching_threads_limit(restore_threads, monkeypatch):
     threadpoolctl = pytest.importorskip("threadpoolctl")
     sb.set_num_threads(2)
     from sigmoid_backward import aclnn
@@ -190,9 +190,9 @@ def test_aclnn_stream_uses_the_launching_threads_limit(restore_threads):
 
     g = np.ones(1000, np.float32)
     tensors = [aclnn.tensor_from_array(a) for a in (g, g.copy(), np.empty_like(g))]
+    monkeypatch.setattr(_plan, "_apply", recording_apply)
     status, stream = aclnn.aclrtCreateStream()
     try:
-        _plan._apply = recording_apply
         with threadpoolctl.threadpool_limits(2, user_api="openmp"):
             for limit in (1, 2):
                 with threadpoolctl.threadpool_limits(limit, user_api="openmp"):
@@ -201,6 +201,5 @@ def test_aclnn_stream_uses_the_launching_threads_limit(restore_threads):
                     aclnn.check(aclnn.aclnnSigmoidBackward(None, 0, executor, stream))
                 aclnn.check(aclnn.aclrtSynchronizeStream(stream))
     finally:
-        _plan._apply = real_apply
         aclnn.aclrtDestroyStream(stream)
     assert seen == [1, 2]
