@@ -7,7 +7,7 @@ import pytest
 
 from sigmoid_backward import __main__ as cli
 from sigmoid_backward import _bench
-from sigmoid_backward._floor import stream_floor
+from sigmoid_backward._bandwidth_floor import bandwidth_floor
 
 
 def _run(capsys, *argv):
@@ -109,26 +109,26 @@ def test_make_inputs_are_seeded_and_in_range(dtype):
 
 @pytest.mark.parametrize("offset", [0, 1, 3])
 @pytest.mark.parametrize("nbytes", [0, 15, 16, 100, 1 << 18])
-def test_stream_floor_xors_the_bytes(nbytes, offset):
+def test_bandwidth_floor_xors_the_bytes(nbytes, offset):
     rng = np.random.default_rng(nbytes)
     raw = rng.integers(0, 256, (3, nbytes + offset), dtype=np.uint8)
     g, y, out = raw[0, offset:], raw[1, offset:], raw[2, offset:]
-    stream_floor(g, y, out, 2)
+    bandwidth_floor(g, y, out, 2)
     assert (out == g ^ y).all()
 
 
-def test_stream_floor_checks_its_arguments():
+def test_bandwidth_floor_checks_its_arguments():
     a = np.zeros(16, np.uint8)
     with pytest.raises(ValueError, match="g has 16 bytes, out 8"):
-        stream_floor(a, a, np.zeros(8, np.uint8), 1)
+        bandwidth_floor(a, a, np.zeros(8, np.uint8), 1)
     with pytest.raises(ValueError, match="g must be C-contiguous"):
-        stream_floor(np.zeros(32, np.uint8)[::2], a, a, 1)
+        bandwidth_floor(np.zeros(32, np.uint8)[::2], a, a, 1)
     ro = np.zeros(16, np.uint8)
     ro.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
-        stream_floor(a, a, ro, 1)
+        bandwidth_floor(a, a, ro, 1)
     with pytest.raises(ValueError, match="nthreads must be >= 1"):
-        stream_floor(a, a, a, 0)
+        bandwidth_floor(a, a, a, 0)
 
 
 def test_compare_pairs_each_peer_with_ours():

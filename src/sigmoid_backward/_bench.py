@@ -4,7 +4,7 @@ its peers, in one process, on the same arrays.
 Contenders, each only when installed:
 
 - ``floor``: a plain C loop that reads both inputs and writes the output
-  with streaming stores and only a bitwise xor (_floor.pyx): the
+  with streaming stores and only a bitwise xor (_bandwidth_floor.pyx): the
   memory-bandwidth floor (at small sizes, the cost of draining streaming
   stores instead);
 - ``torch``: ``torch.ops.aten.sigmoid_backward.grad_input(g, y,
@@ -37,7 +37,7 @@ import time
 import numpy as np
 
 from . import OPENMP_ENABLED, _dtypes, _kernels, _threads, sigmoid_backward
-from ._floor import stream_floor
+from ._bandwidth_floor import bandwidth_floor
 
 DEFAULT_SIZES = (1_000, 100_000, 1_000_000, 10_000_000, 100_000_000)
 DEFAULT_DTYPES = tuple(str(d) for d in _dtypes.SUPPORTED)
@@ -135,7 +135,7 @@ def _numpy_contender(g, y):
 
 def _peers(g, y, out, nthreads, modules, numpy_fits):
     """name -> zero-argument callable, for the peers that can run."""
-    found = {"floor": lambda: stream_floor(g, y, out, nthreads)}
+    found = {"floor": lambda: bandwidth_floor(g, y, out, nthreads)}
     if modules.get("torch") is not None:
         found["torch"] = _torch_contender(modules["torch"], g, y, out)
     if modules.get("numexpr") is not None:
@@ -294,7 +294,7 @@ def _scaling(nthreads, n):
     parts = []
     for name, run in (("sigmoid_backward",
                        lambda k: sigmoid_backward(g, y, out=out, num_threads=k)),
-                      ("floor", lambda k: stream_floor(g, y, out, k))):
+                      ("floor", lambda k: bandwidth_floor(g, y, out, k))):
         s = sample_rounds({1: lambda: run(1), nthreads: lambda: run(nthreads)})
         one, many = np.array(s[1]), np.array(s[nthreads])
         parts.append(f"{name} {_fmt_time(np.median(one))} -> {_fmt_time(np.median(many))} "

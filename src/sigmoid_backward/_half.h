@@ -20,8 +20,10 @@
 #include <string.h>
 #include <stddef.h>
 
-#if defined(__GNUC__)
+#if defined(__GNUC__) || defined(__clang__)
 #  define SB_ALWAYS_INLINE static inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#  define SB_ALWAYS_INLINE static __forceinline
 #else
 #  define SB_ALWAYS_INLINE static inline
 #endif
@@ -69,8 +71,9 @@ SB_ALWAYS_INLINE uint16_t sb_f32_to_f16(float f)
 {
     /* Scale so that the float32 adder performs the round-to-nearest-even at
      * float16's precision; overflow saturates to inf on the way up. */
-    float base = (__builtin_fabsf(f) * 0x1.0p+112f) * 0x1.0p-110f;
     const uint32_t w = sb_f32_to_bits(f);
+    /* |f| by clearing the sign bit: exact, and no compiler builtin */
+    float base = (sb_f32_from_bits(w & 0x7FFFFFFFu) * 0x1.0p+112f) * 0x1.0p-110f;
     const uint32_t sign = w & 0x80000000u;
     /* The reference's unsigned compares of 2w, as signed compares of |w|
      * and its exponent bits, and a select by mask, so that SSE2 can

@@ -5,7 +5,7 @@ One fused kernel serves every dtype: it splits the work between OpenMP
 threads, and each thread runs the dtype's loop of _loops.h (the arithmetic,
 compiled for the best instruction set this CPU has) over its share.  Large
 outputs are computed in small blocks and written with streaming stores
-(_stream.h), which saves the read of out's old contents from memory.
+(_nontemporal.h), which saves the read of out's old contents from memory.
 
 Two entry points:
 
@@ -23,7 +23,7 @@ cimport numpy as cnp
 
 from sigmoid_backward._loops cimport sb_loops, sb_isa_supported, sb_select_isa
 from sigmoid_backward._openmp cimport sb_omp_num_procs
-from sigmoid_backward._stream cimport SB_LINE, sb_stream_fence, sb_line_misalignment
+from sigmoid_backward._nontemporal cimport SB_LINE, sb_nt_fence, sb_line_misalignment
 
 import numpy as np
 import ml_dtypes
@@ -110,9 +110,9 @@ cdef void _span(const elem_t* g,    # IN
         m = min(<Py_ssize_t>((sizeof(buf) - sb_line_misalignment(out + start))
                              // sizeof(elem_t)), n - start)
         _compute(g + start, y + start, <elem_t*>buf, m, bf16)
-        sb_loops.stream_copy(out + start, buf, m * sizeof(elem_t))
+        sb_loops.nt_copy(out + start, buf, m * sizeof(elem_t))
         start += m
-    sb_stream_fence()
+    sb_nt_fence()
 
 
 cdef void _run(const elem_t* g, const elem_t* y, elem_t* out,

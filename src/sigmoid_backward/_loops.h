@@ -5,9 +5,9 @@
  *   portable  the build's baseline (SSE2 on x86-64; anything elsewhere);
  *   avx2      AVX2 + F16C;
  *   avx512    AVX-512 (F, BW, VL, DQ) + F16C, with the AVX2 complex loops
- *             and stream copy;
+ *             and non-temporal copy;
  *
- * chosen at run time with __builtin_cpu_supports (sb_select_isa).  Every ISA
+ * chosen at run time from what the CPU reports (_cpu.h, sb_select_isa).  Every ISA
  * gives the same bits: the loops only use IEEE +, -, * and exact
  * conversions, the build pins -ffp-contract=off, and the only loops with a
  * product added to a product (complex) are never compiled for a target
@@ -33,7 +33,8 @@
 #include <string.h>
 
 #include "_half.h"
-#include "_stream.h"   /* also defines SB_HAVE_X86_DISPATCH */
+#include "_cpu.h"
+#include "_nontemporal.h"
 
 /* ---- the loops, written once ------------------------------------------- */
 
@@ -87,14 +88,14 @@ typedef struct {
     void (*c128)(const double *, const double *, double *, ptrdiff_t);
     void (*f16)(const uint16_t *, const uint16_t *, uint16_t *, ptrdiff_t);
     void (*bf16)(const uint16_t *, const uint16_t *, uint16_t *, ptrdiff_t);
-    void (*stream_copy)(void *, const void *, size_t);   /* _stream.h */
+    void (*nt_copy)(void *, const void *, size_t);   /* _nontemporal.h */
 } sb_loops_t;
 
-/* complex_isa, stream_isa: whose complex loops (see the AVX-512 section)
- * and stream copy */
-#define SB_LOOPS_TABLE(isa, complex_isa, stream_isa)                            \
+/* complex_isa, nt_isa: whose complex loops (see the AVX-512 section) and
+ * non-temporal copy */
+#define SB_LOOPS_TABLE(isa, complex_isa, nt_isa)                                \
     {#isa, sb_f32_##isa, sb_f64_##isa, sb_c64_##complex_isa, sb_c128_##complex_isa, \
-     sb_f16_##isa, sb_bf16_##isa, sb_stream_copy_##stream_isa}
+     sb_f16_##isa, sb_bf16_##isa, sb_nt_copy_##nt_isa}
 
 /* ---- portable ----------------------------------------------------------- */
 
@@ -109,7 +110,7 @@ static const sb_loops_t sb_loops_portable = SB_LOOPS_TABLE(portable, portable, p
 
 /* ---- x86: AVX2 and AVX-512 ---------------------------------------------- */
 
-#if SB_HAVE_X86_DISPATCH
+#if SB_X86_DISPATCH
 #define SB_AVX2 __attribute__((target("avx2,f16c")))
 #define SB_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c")))
 
@@ -169,14 +170,11 @@ static const sb_loops_t *sb_loops = &sb_loops_portable;
 static int sb_isa_supported(const char *isa)
 {
     if (strcmp(isa, "portable") == 0) return 1;
-#if SB_HAVE_X86_DISPATCH
-    __builtin_cpu_init();
-    if (strcmp(isa, "avx2") == 0)
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
-    if (strcmp(isa, "avx512") == 0)
-        return sb_isa_supported("avx2") && __builtin_cpu_supports("avx512f")
-            && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")
-            && __builtin_cpu_supports("avx512dq");
+#if SB_X86_DISPATCH
+    const int f = sb_cpu_features();
+    const int avx2 = (f & SB_CPU_AVX2) && (f & SB_CPU_F16C);
+    if (strcmp(isa, "avx2") == 0) return avx2;
+    if (strcmp(isa, "avx512") == 0) return avx2 && (f & SB_CPU_AVX512);
 #endif
     return 0;
 }
@@ -189,13 +187,13 @@ static const char *sb_select_isa(const char *isa)
     const sb_loops_t *choice = NULL;
     if (isa == NULL) {
         choice = &sb_loops_portable;
-#if SB_HAVE_X86_DISPATCH
+#if SB_X86_DISPATCH
         if (sb_isa_supported("avx512")) choice = &sb_loops_avx512;
         else if (sb_isa_supported("avx2")) choice = &sb_loops_avx2;
 #endif
     } else if (sb_isa_supported(isa)) {
         choice = &sb_loops_portable;
-#if SB_HAVE_X86_DISPATCH
+#if SB_X86_DISPATCH
         if (strcmp(isa, "avx2") == 0) choice = &sb_loops_avx2;
         if (strcmp(isa, "avx512") == 0) choice = &sb_loops_avx512;
 #endif

@@ -11,8 +11,8 @@ cdef extern from "_loops.h" nogil:
         void (*c128)(const double *g, const double *y, double *out, Py_ssize_t n) noexcept nogil
         void (*f16)(const uint16_t *g, const uint16_t *y, uint16_t *out, Py_ssize_t n) noexcept nogil
         void (*bf16)(const uint16_t *g, const uint16_t *y, uint16_t *out, Py_ssize_t n) noexcept nogil
-        # _stream.h: copies nbytes, streaming out's whole 64-byte lines
-        void (*stream_copy)(void *dst, const void *src, size_t nbytes) noexcept nogil
+        # _nontemporal.h: copies nbytes, out's whole 64-byte lines non-temporally
+        void (*nt_copy)(void *dst, const void *src, size_t nbytes) noexcept nogil
     const sb_loops_t *sb_loops
     int sb_isa_supported(const char *isa)
     const char *sb_select_isa(const char *isa)

@@ -1,6 +1,6 @@
 # cython: language_level=3
 """The memory-bandwidth floor for the benchmarks: a plain C loop that reads
-two arrays and writes a third with streaming stores (as wide as the kernels'
+two arrays and writes a third with non-temporal stores (as wide as the kernels'
 own), doing the least work possible (a bitwise xor) in between.
 
 No kernel that reads ``g`` and ``y`` and writes ``out`` can move fewer
@@ -15,10 +15,10 @@ cdef extern from *:
     """
     #include <stddef.h>
     #include <stdint.h>
-    #if defined(__GNUC__) && defined(__x86_64__)
-    #  include <immintrin.h>
+    #include "_cpu.h"
+    #if SB_X86_DISPATCH
 
-    /* The widest streaming store the kernels use (_stream.h): 32 bytes with
+    /* The widest streaming store the kernels use (_nontemporal.h): 32 bytes with
      * AVX2, else 16 (SSE2). */
     __attribute__((target("avx2")))
     static ptrdiff_t sb_floor_avx2(const char *g, const char *y, char *out, ptrdiff_t i, ptrdiff_t n)
@@ -43,7 +43,7 @@ cdef extern from *:
     static void sb_floor_span(const char *g, const char *y, char *out, ptrdiff_t n, int avx2)
     {
         ptrdiff_t i = 0;
-    #if defined(__GNUC__) && defined(__x86_64__)
+    #if SB_X86_DISPATCH
         for (; i < n && ((uintptr_t)(out + i) & 31); i++) out[i] = g[i] ^ y[i];
         i = avx2 ? sb_floor_avx2(g, y, out, i, n) : sb_floor_sse2(g, y, out, i, n);
         _mm_sfence();
@@ -58,9 +58,8 @@ cdef extern from *:
     {
         const ptrdiff_t part = (n / nthreads + 63) / 64 * 64;
         int avx2 = 0;
-    #if defined(__GNUC__) && defined(__x86_64__)
-        __builtin_cpu_init();
-        avx2 = __builtin_cpu_supports("avx2");
+    #if SB_X86_DISPATCH
+        avx2 = (sb_cpu_features() & SB_CPU_AVX2) != 0;
     #endif
         #pragma omp parallel for num_threads(nthreads) schedule(static) if(n >= (1 << 17))
         for (int t = 0; t < nthreads; t++) {
@@ -73,9 +72,9 @@ cdef extern from *:
     void sb_floor(const char *g, const char *y, char *out, Py_ssize_t n, int nthreads) nogil
 
 
-def stream_floor(cnp.ndarray g not None, cnp.ndarray y not None,
+def bandwidth_floor(cnp.ndarray g not None, cnp.ndarray y not None,
                  cnp.ndarray out not None, int nthreads):
-    """``out = g ^ y`` over the raw bytes, with streaming stores.
+    """``out = g ^ y`` over the raw bytes, with non-temporal stores.
 
     The three arrays must be C-contiguous with the same number of bytes and
     ``out`` writeable; ``nthreads`` >= 1 threads split the work.
@@ -84,13 +83,13 @@ def stream_floor(cnp.ndarray g not None, cnp.ndarray y not None,
     cdef cnp.ndarray a
     for a, name in ((g, "g"), (y, "y"), (out, "out")):
         if not cnp.PyArray_IS_C_CONTIGUOUS(a):
-            raise ValueError(f"stream_floor: {name} must be C-contiguous")
+            raise ValueError(f"bandwidth_floor: {name} must be C-contiguous")
         if cnp.PyArray_NBYTES(a) != n:
-            raise ValueError(f"stream_floor: {name} has {a.nbytes} bytes, out {n}")
+            raise ValueError(f"bandwidth_floor: {name} has {a.nbytes} bytes, out {n}")
     if not cnp.PyArray_ISWRITEABLE(out):
-        raise ValueError("stream_floor: out is read-only")
+        raise ValueError("bandwidth_floor: out is read-only")
     if nthreads < 1:
-        raise ValueError(f"stream_floor: nthreads must be >= 1, got {nthreads}")
+        raise ValueError(f"bandwidth_floor: nthreads must be >= 1, got {nthreads}")
     with nogil:
         sb_floor(<const char*>cnp.PyArray_DATA(g), <const char*>cnp.PyArray_DATA(y),
                  <char*>cnp.PyArray_DATA(out), n, nthreads)

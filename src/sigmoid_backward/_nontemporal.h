@@ -1,40 +1,35 @@
 /*
- * Streaming (non-temporal) stores for outputs too large to stay in cache.
+ * Non-temporal (streaming) stores for outputs too large to stay in cache.
  *
  * An ordinary store first reads the destination's cache line from memory
- * (read-for-ownership), so writing N bytes moves 2N; a streaming store writes
- * whole lines straight to memory.  For out = f(g, y) that is 3N bytes of
- * traffic instead of 4N.  The kernels compute a small block into an L1 buffer
- * and hand it to a stream copy, which streams every whole 64-byte line of the
- * destination and writes the partial lines at either end normally.
+ * (read-for-ownership), so writing N bytes moves 2N; a non-temporal store
+ * writes whole lines straight to memory.  For out = f(g, y) that is 3N bytes
+ * of traffic instead of 4N.  The kernels compute a small block into an L1
+ * buffer and hand it to a non-temporal copy, which writes every whole
+ * 64-byte line of the destination that way and the partial lines at either
+ * end normally.
  *
  * Two copies: SSE2 (the x86-64 baseline) and AVX2, whose 32-byte stores fill
  * a line in two instructions and measured 5-10% faster on 20 MB outputs
  * (benchmarks/NOTES.md); _loops.h picks one with the other loops.  Off x86
  * the copy is a memcpy.
  *
- * Streaming stores are weakly ordered: sb_stream_fence() must run before the
+ * Non-temporal stores are weakly ordered: sb_nt_fence() must run before the
  * written memory is handed to another thread (the end of each thread's part).
  */
-#ifndef SIGMOID_BACKWARD_STREAM_H
-#define SIGMOID_BACKWARD_STREAM_H
+#ifndef SIGMOID_BACKWARD_NONTEMPORAL_H
+#define SIGMOID_BACKWARD_NONTEMPORAL_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-/* Run-time ISA dispatch (here and in _loops.h): GCC-compatible x86-64. */
-#if defined(__GNUC__) && defined(__x86_64__)
-#  define SB_HAVE_X86_DISPATCH 1
-#  include <immintrin.h>
-#else
-#  define SB_HAVE_X86_DISPATCH 0
-#endif
+#include "_cpu.h"
 
 #define SB_LINE 64
 
-/* Copy nbytes, streaming whole destination lines; `line` copies one. */
-#define SB_STREAM_COPY_BODY(line)                                           \
+/* Copy nbytes, writing whole destination lines with `line`, which copies one. */
+#define SB_NT_COPY_BODY(line)                                               \
     char *d = (char *)dst;                                                  \
     const char *s = (const char *)src;                                      \
     size_t head = (SB_LINE - ((uintptr_t)d & (SB_LINE - 1))) & (SB_LINE - 1); \
@@ -45,8 +40,8 @@
         line(d, s);                                                         \
     memcpy(d, s, nbytes);
 
-#if SB_HAVE_X86_DISPATCH
-static inline __attribute__((always_inline)) void sb_line_sse2(char *d, const char *s)
+#if SB_X86_DISPATCH
+static inline __attribute__((always_inline)) void sb_nt_line_sse2(char *d, const char *s)
 {
     const __m128i a = _mm_loadu_si128((const __m128i *)s);
     const __m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
@@ -58,7 +53,7 @@ static inline __attribute__((always_inline)) void sb_line_sse2(char *d, const ch
     _mm_stream_si128((__m128i *)(d + 48), e);
 }
 
-__attribute__((target("avx2"))) static inline void sb_line_avx2(char *d, const char *s)
+__attribute__((target("avx2"))) static inline void sb_nt_line_avx2(char *d, const char *s)
 {
     const __m256i a = _mm256_loadu_si256((const __m256i *)s);
     const __m256i b = _mm256_loadu_si256((const __m256i *)(s + 32));
@@ -66,26 +61,26 @@ __attribute__((target("avx2"))) static inline void sb_line_avx2(char *d, const c
     _mm256_stream_si256((__m256i *)(d + 32), b);
 }
 
-static void sb_stream_copy_portable(void *dst, const void *src, size_t nbytes)
+static void sb_nt_copy_portable(void *dst, const void *src, size_t nbytes)
 {
-    SB_STREAM_COPY_BODY(sb_line_sse2)
+    SB_NT_COPY_BODY(sb_nt_line_sse2)
 }
 
 __attribute__((target("avx2")))
-static void sb_stream_copy_avx2(void *dst, const void *src, size_t nbytes)
+static void sb_nt_copy_avx2(void *dst, const void *src, size_t nbytes)
 {
-    SB_STREAM_COPY_BODY(sb_line_avx2)
+    SB_NT_COPY_BODY(sb_nt_line_avx2)
 }
 #else
-static void sb_stream_copy_portable(void *dst, const void *src, size_t nbytes)
+static void sb_nt_copy_portable(void *dst, const void *src, size_t nbytes)
 {
     memcpy(dst, src, nbytes);
 }
 #endif
 
-static inline void sb_stream_fence(void)
+static inline void sb_nt_fence(void)
 {
-#if SB_HAVE_X86_DISPATCH
+#if SB_X86_DISPATCH
     _mm_sfence();
 #endif
 }
@@ -96,4 +91,4 @@ static inline size_t sb_line_misalignment(const void *p)
     return (size_t)((uintptr_t)p & (SB_LINE - 1));
 }
 
-#endif /* SIGMOID_BACKWARD_STREAM_H */
+#endif /* SIGMOID_BACKWARD_NONTEMPORAL_H */

@@ -1,0 +1,80 @@
+/*
+ * What this CPU can run, read with cpuid and xgetbv.
+ *
+ * __builtin_cpu_supports is not used: clang before 17 (Debian 12's default
+ * clang 14, Apple clang on Intel Macs) rejects feature names such as
+ * "f16c", and MSVC has no such builtin.  cpuid works on every compiler, and
+ * xgetbv tells whether the operating system saves the wide registers: a CPU
+ * with AVX-512 under an OS that does not enable it must not run AVX-512.
+ *
+ * SB_X86_DISPATCH says whether the per-ISA loops can be compiled at all:
+ * they need GCC-style target attributes (GCC and clang, any version), so an
+ * MSVC build runs the portable loops only.
+ */
+#ifndef SIGMOID_BACKWARD_CPU_H
+#define SIGMOID_BACKWARD_CPU_H
+
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+#  define SB_X86_DISPATCH 1
+#  include <cpuid.h>
+#  include <immintrin.h>
+#else
+#  define SB_X86_DISPATCH 0
+#endif
+
+/* The features the loops are compiled for; see sb_cpu_features(). */
+enum {
+    SB_CPU_AVX2 = 1 << 0,        /* AVX2 with the OS saving YMM state */
+    SB_CPU_F16C = 1 << 1,
+    SB_CPU_AVX512 = 1 << 2,      /* AVX-512 F, BW, VL and DQ, OS saving ZMM */
+    SB_CPU_AVX512_BF16 = 1 << 3,
+    SB_CPU_AVX512_FP16 = 1 << 4,
+};
+
+#if SB_X86_DISPATCH
+static inline void sb_cpuid(unsigned leaf, unsigned sub, unsigned r[4])
+{
+    r[0] = r[1] = r[2] = r[3] = 0;
+    if (leaf <= __get_cpuid_max(leaf & 0x80000000u, 0))
+        __cpuid_count(leaf, sub, r[0], r[1], r[2], r[3]);
+}
+
+/* XCR0: which register states the OS saves (only when OSXSAVE is set) */
+static inline unsigned long long sb_xcr0(void)
+{
+    unsigned eax, edx;
+    __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
+    return ((unsigned long long)edx << 32) | eax;
+}
+#endif
+
+/* The SB_CPU_* bits this CPU and OS support (0 off x86-64 or without
+ * SB_X86_DISPATCH). */
+static inline int sb_cpu_features(void)
+{
+    int features = 0;
+#if SB_X86_DISPATCH
+    unsigned l1[4], l7[4], l7s1[4];
+    sb_cpuid(1, 0, l1);
+    const int osxsave = (l1[2] >> 27) & 1, avx = (l1[2] >> 28) & 1;
+    if (!osxsave || !avx) return 0;
+    const unsigned long long xcr0 = sb_xcr0();
+    const int ymm = (xcr0 & 0x6) == 0x6;             /* SSE and AVX state */
+    const int zmm = ymm && (xcr0 & 0xE0) == 0xE0;    /* opmask, ZMM_Hi256, Hi16_ZMM */
+    if (!ymm) return 0;
+    sb_cpuid(7, 0, l7);
+    sb_cpuid(7, 1, l7s1);
+    if (l7[0] < 1) l7s1[0] = 0;                      /* no subleaf 1 */
+    if ((l7[1] >> 5) & 1) features |= SB_CPU_AVX2;
+    if ((l1[2] >> 29) & 1) features |= SB_CPU_F16C;
+    const unsigned avx512 = (1u << 16) | (1u << 17) | (1u << 30) | (1u << 31); /* F DQ BW VL */
+    if (zmm && (l7[1] & avx512) == avx512) {
+        features |= SB_CPU_AVX512;
+        if ((l7s1[0] >> 5) & 1) features |= SB_CPU_AVX512_BF16;
+        if ((l7[3] >> 23) & 1) features |= SB_CPU_AVX512_FP16;
+    }
+#endif
+    return features;
+}
+
+#endif /* SIGMOID_BACKWARD_CPU_H */
