@@ -78,12 +78,12 @@ def test_lifecycle():
 def kernel_threads(monkeypatch):
     """The thread of every kernel call the plan makes, in order."""
     threads = []
-    real_apply = _plan._apply
+    real_apply = _plan.compute_into
 
     def spy(*args):
         threads.append(threading.get_ident())
         return real_apply(*args)
-    monkeypatch.setattr(_plan, "_apply", spy)
+    monkeypatch.setattr(_plan, "compute_into", spy)
     return threads
 
 
@@ -190,7 +190,7 @@ def test_concurrent_launchers(stream):
 def test_async_failure_reported_by_synchronize(stream, monkeypatch):
     rng = np.random.default_rng(6)
     g_vals, y_vals = sample(np.float32, [4], rng, "g"), sample(np.float32, [4], rng, "y")
-    real_apply = _plan._apply
+    real_apply = _plan.compute_into
     calls = []
 
     def faulty(*args):
@@ -198,7 +198,7 @@ def test_async_failure_reported_by_synchronize(stream, monkeypatch):
         if len(calls) == 1:
             raise MemoryError("device fault")
         return real_apply(*args)
-    monkeypatch.setattr(_plan, "_apply", faulty)
+    monkeypatch.setattr(_plan, "compute_into", faulty)
     gate = hold(stream)
     launch(g_vals, y_vals, stream)                # fails on the worker
     skipped = launch(g_vals, y_vals, stream)      # skipped after the failure
@@ -218,7 +218,7 @@ def test_async_failure_reported_by_synchronize(stream, monkeypatch):
 def test_unreported_failure_reported_by_destroy(monkeypatch):
     def faulty(*args):
         raise RuntimeError("late fault")
-    monkeypatch.setattr(_plan, "_apply", faulty)
+    monkeypatch.setattr(_plan, "compute_into", faulty)
     status, s = aclrtCreateStream()
     launch(np.ones(2, np.float32), np.ones(2, np.float32), s)
     assert aclrtDestroyStream(s) == ACLNN_ERR_RUNTIME_ERROR
@@ -228,7 +228,7 @@ def test_unreported_failure_reported_by_destroy(monkeypatch):
 def test_failure_on_the_default_stream(monkeypatch):
     def faulty(*args):
         raise RuntimeError("sync fault")
-    monkeypatch.setattr(_plan, "_apply", faulty)
+    monkeypatch.setattr(_plan, "compute_into", faulty)
     g, y, gi = (make([3], ACL_FLOAT)[0] for _ in range(3))
     status, size, executor = aclnnSigmoidBackwardGetWorkspaceSize(g, y, gi)
     assert aclnnSigmoidBackward(None, 0, executor, None) == ACLNN_ERR_RUNTIME_ERROR

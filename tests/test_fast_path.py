@@ -1,5 +1,5 @@
-"""The facade's fast path (_kernels.try_direct) takes exactly the simple
-calls, and every call gives what the general path gives: overlap, read-only
+"""The function's fast path (_function.fast_path) takes exactly the simple
+calls, and every call gives what the ufunc gives: overlap, read-only
 outputs, subclasses, memory orders, 0-d results and memory use included."""
 import tracemalloc
 
@@ -7,7 +7,7 @@ import numpy as np
 import ml_dtypes
 import pytest
 
-from sigmoid_backward import _kernels, reference, sigmoid_backward
+from sigmoid_backward import _function, _kernels, reference, sigmoid_backward, ufunc
 
 DTYPES = [np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), np.dtype(np.float32),
           np.dtype(np.float64), np.dtype(np.complex64), np.dtype(np.complex128)]
@@ -35,8 +35,21 @@ def _assert_equal(actual, expected):
     assert actual.tobytes() == expected.tobytes()
 
 
-def _direct(g, y, out=None, dtype=None, num_threads=None):
-    return _kernels.try_direct(g, y, out, dtype, num_threads)
+def _direct(g, y, out=None):
+    return _function.fast_path(g, y, out, 0)
+
+
+def _assert_like_ufunc(result, g, y, out=None, **kwargs):
+    """What the ufunc returns for the same call: type, dtype, shape, memory
+    order and bytes."""
+    expected = ufunc(g, y, **kwargs) if out is None else \
+        ufunc(g, y, out=np.empty_like(out), **kwargs)
+    assert type(result) is type(expected)
+    result, expected = np.asarray(result), np.asarray(expected)
+    assert (result.dtype, result.shape) == (expected.dtype, expected.shape)
+    assert (result.flags.c_contiguous, result.flags.f_contiguous) == \
+        (expected.flags.c_contiguous, expected.flags.f_contiguous)
+    assert result.tobytes(order="A") == expected.tobytes(order="A")
 
 
 # ---- calls the fast path takes ----------------------------------------------
@@ -57,6 +70,8 @@ def test_simple_calls_are_direct_and_exact(dtype, shape):
     assert sigmoid_backward(g, y, out=out2) is out2
     _assert_equal(out2, expected)
     _assert_equal(sigmoid_backward(g, y), expected)
+    _assert_like_ufunc(sigmoid_backward(g, y), g, y)
+    _assert_like_ufunc(result, g, y)
 
 
 def test_fortran_order_with_fortran_out_is_direct():
@@ -91,6 +106,7 @@ def test_zero_dim_gives_a_scalar_or_out(dtype):
     assert np.asarray(result).tobytes() == expected.tobytes()
     public = sigmoid_backward(g, y)
     assert type(public) is type(result) and np.asarray(public).tobytes() == expected.tobytes()
+    _assert_like_ufunc(result, g, y)
     out = np.empty((), dtype)
     assert _direct(g, y, out) is out and out.tobytes() == expected.tobytes()
 
@@ -113,7 +129,7 @@ def test_large_call_with_default_threads():
     _assert_equal(_direct(g, y), _expected(g, y))
 
 
-# ---- calls the fast path leaves to the facade -----------------------------------
+# ---- calls the fast path leaves to the ufunc -------------------------------------
 
 def _partial_overlap_out():
     buf = np.random.default_rng(1).random(1001).astype(np.float32)
@@ -163,18 +179,24 @@ def test_other_calls_fall_back_and_stay_right(case):
     if out is not None:
         assert result is out
         expected = expected.astype(out.dtype)
-    elif np.ndim(g) or np.ndim(y):
-        assert type(result) is np.ndarray and result.flags.c_contiguous
+    else:
+        _assert_like_ufunc(result, g, y)
     np.testing.assert_array_equal(np.asarray(result).view(type=np.ndarray), expected)
 
 
-def test_dtype_argument_is_left_to_the_facade():
+@pytest.mark.parametrize("option", [{"dtype": np.float32}, {"where": [True] * 10},
+                                    {"casting": "no"}, {"order": "F"}, {"subok": False}],
+                         ids=lambda o: next(iter(o)))
+def test_any_other_option_is_the_ufuncs(option):
     g, y = _inputs((10,))
-    assert _direct(g, y, None, np.float32) is None
-    _assert_equal(sigmoid_backward(g, y, dtype=np.float32), _expected(g, y))
+    out = np.zeros(10, np.float32) if "where" in option else None
+    result = sigmoid_backward(g, y, out=out, **option)
+    if out is None:
+        _assert_like_ufunc(result, g, y, **option)
+    _assert_equal(result, _expected(g, y))
 
 
-def test_out_tuple_is_left_to_the_facade():
+def test_out_tuple_is_left_to_the_ufunc():
     g, y = _inputs((10,))
     out = np.empty(10, np.float32)
     assert _direct(g, y, (out,)) is None
@@ -221,13 +243,13 @@ def test_no_temporaries_for_contiguous_same_dtype_inputs(dtype):
             tracemalloc.stop()
 
 
-def test_apply_refuses_partial_overlap():
-    from sigmoid_backward._kernels import apply
+def test_compute_into_refuses_partial_overlap():
+    from sigmoid_backward._kernels import compute_into
     a = np.arange(11.0)
     y = np.full(10, 2.0)
     before = a.copy()
     with pytest.raises(ValueError, match="partly overlaps"):
-        apply(a[:-1], y, a[1:], 1)
+        compute_into(a[:-1], y, a[1:], 1)
     assert (a == before).all()
-    apply(a[1:], y, a[1:], 1)  # the very same view: in place
+    compute_into(a[1:], y, a[1:], 1)  # the very same view: in place
     assert (a[1:] == before[1:] * -1 * 2).all()

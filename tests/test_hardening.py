@@ -116,7 +116,8 @@ def cases(draw):
     arrays = [v for v in (g, y) if isinstance(v, np.ndarray)]
     if draw(st.booleans()):
         complex_scalar = any(type(v) is complex for v in (g, y))
-        castable = [d for d in FLOATS if all(_dtypes.can_cast(a.dtype, d) for a in arrays)
+        castable = [d for d in FLOATS if all(np.can_cast(a.dtype, d, "same_kind")
+                                             for a in arrays)
                     and (d.kind == "c" or not complex_scalar)]
         if castable:
             kwargs["dtype"] = draw(st.sampled_from(castable))
@@ -137,11 +138,19 @@ def cases(draw):
 
 
 def _expected_error(g, y, out, dtype):
+    """Does the call refuse ``out``?  NumPy's rules, as for any ufunc: the
+    inputs broadcast to out's shape, out is writeable, and the result casts
+    to out's dtype under 'same_kind' (NumPy's cast table, ml_dtypes' for
+    bfloat16); and complex is never cast to bfloat16."""
     dt = np.dtype(dtype) if dtype is not None else _dtypes.result_dtype(g, y)
     shape = np.broadcast_shapes(np.shape(g), np.shape(y))
-    return (out.shape != shape or not out.flags.writeable
-            or out.dtype.newbyteorder("=") not in FLOATS
-            or not _dtypes.can_cast(dt, out.dtype))
+    try:
+        fits = np.broadcast_shapes(shape, out.shape) == out.shape
+    except ValueError:
+        fits = False
+    return (not fits or not out.flags.writeable
+            or not np.can_cast(dt, out.dtype, "same_kind")
+            or (dt.kind == "c" and out.dtype == BF16))
 
 
 def check_case(g, y, kwargs):
@@ -166,7 +175,7 @@ def _check_case(g, y, kwargs):
             assert out.tobytes() == out_before.tobytes()
             return
         assert sb(g, y, **kwargs) is out
-        assert_same(out, expected.astype(out.dtype))
+        assert_same(out, np.broadcast_to(expected, out.shape).astype(out.dtype))
     for before, now in zip(inputs_before, [a for a in (g, y) if isinstance(a, np.ndarray)]):
         if now is not out:
             assert now.tobytes() == before.tobytes()  # inputs are never modified
@@ -284,22 +293,27 @@ def test_dims_whose_product_overflows():
         sb(ArrayInterfaceTooBig(), 1.0)
     # Each shape fits, their broadcast does not.
     tall, wide = _zero_strided((2**32, 1)), _zero_strided((1, 2**32))
-    with pytest.raises(ValueError, match="cannot be broadcast together.*too large"):
+    with pytest.raises(ValueError, match="too large"):
         sb(tall, wide)
     # 2**60 elements fit in intp but not in memory: refused before any work.
     huge = _zero_strided((2**30, 2**30))
     with pytest.raises(MemoryError):
         sb(huge, huge)
-    with pytest.raises(ValueError, match="^out .* has a zero stride"):
-        sb(huge, huge, out=_zero_strided((2**30, 2**30), writeable=True))
 
 
-def test_zero_stride_out_is_refused_and_untouched():
-    storage = np.zeros(1, np.float32)
-    out = np.lib.stride_tricks.as_strided(storage, shape=(3,), strides=(0,), writeable=True)
-    with pytest.raises(ValueError, match="zero stride"):
-        sb(np.ones(3, np.float32), np.full(3, 2.0, np.float32), out=out)
-    assert storage[0] == 0
+@pytest.mark.parametrize("n", [3, 300_000])
+def test_zero_stride_out_keeps_the_last_result_as_numpy_does(n):
+    """Every result lands on one element: as in NumPy, the last one wins,
+    whatever the thread count (the kernel runs such an out serially)."""
+    g = np.linspace(1, 2, n, dtype=np.float32)
+    y = np.full(n, 2.0, np.float32)
+    expected = reference.sigmoid_backward(g[-1:], y[-1:])[0]
+    for threads in (1, 2):
+        storage = np.zeros(1, np.float32)
+        out = np.lib.stride_tricks.as_strided(storage, shape=(n,), strides=(0,),
+                                              writeable=True)
+        sb(g, y, out=out, num_threads=threads)
+        assert storage[0] == expected
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=str)
@@ -362,7 +376,8 @@ def test_buffer_export_raises():
 
 
 def test_python_scalars_that_do_not_fit():
-    with pytest.raises(TypeError, match="^output, a Python complex, cannot be cast to dtype=float32"):
+    with pytest.raises(TypeError, match=r"input 1 from dtype\('complex64'\) to "
+                                        r"dtype\('float32'\) with casting rule 'same_kind'"):
         sb(np.ones(2, np.float32), 1 - 2j, dtype=np.float32)
     with pytest.raises(OverflowError, match="^grad_output: the Python int does not fit in float64"):
         sb(10**400, np.ones(2))
@@ -377,7 +392,8 @@ def test_released_memoryview_and_objects():
     with pytest.raises(TypeError, match="^output: cannot read the buffer of a memoryview: "
                                         "operation forbidden on released memoryview"):
         sb(1.0, view)
-    with pytest.raises(TypeError, match="^grad_output has unsupported dtype object"):
+    with pytest.raises(TypeError, match="^sigmoid_backward: grad_output has dtype "
+                                        "numpy.dtypes.ObjectDType, which is not supported"):
         sb(np.array([1.0, None]), 1.0)
 
 

@@ -10,7 +10,7 @@ from sigmoid_backward import _kernels, reference, sigmoid_backward
 DTYPES = [np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), np.dtype(np.float32),
           np.dtype(np.float64), np.dtype(np.complex64), np.dtype(np.complex128)]
 LIMITS = _kernels.thresholds()
-STREAM_BLOCK = LIMITS["stream_block_bytes"]
+STREAM_BLOCK = LIMITS["block_bytes"]
 PARALLEL_MIN = LIMITS["parallel_min_bytes"]
 
 
@@ -60,9 +60,9 @@ def assert_same_bits(actual, expected, msg=""):
 
 @pytest.fixture
 def restore_kernel_settings():
-    old = _kernels.stream_min_bytes()
+    old = _kernels.nt_min_bytes()
     yield
-    _kernels.stream_min_bytes(old)
+    _kernels.nt_min_bytes(old)
     _kernels.use_isa(None)
 
 
@@ -98,7 +98,7 @@ def test_streaming_stores_match_ordinary_stores(dtype, restore_kernel_settings):
             gu, yu = _unaligned(g[:n], offset), _unaligned(y[:n], offset)
             results = []
             for threshold in (0, 1 << 62):
-                _kernels.stream_min_bytes(threshold)
+                _kernels.nt_min_bytes(threshold)
                 for threads in (1, 2):
                     out = _unaligned(np.zeros(n, dtype), offset)
                     sigmoid_backward(gu, yu, out=out, num_threads=threads)
@@ -118,7 +118,7 @@ def test_inputs_and_out_at_different_offsets(dtype, restore_kernel_settings):
     for offsets in [(0, step, 0), (0, 0, step), (step, 0, 3 * step), (1, 2, 3)]:
         gu, yu = _unaligned(g, offsets[0]), _unaligned(y, offsets[1])
         for threshold in (0, 1 << 62):
-            _kernels.stream_min_bytes(threshold)
+            _kernels.nt_min_bytes(threshold)
             for threads in (1, 2):
                 out = _unaligned(np.zeros(n, dtype), offsets[2])
                 sigmoid_backward(gu, yu, out=out, num_threads=threads)
@@ -128,7 +128,7 @@ def test_inputs_and_out_at_different_offsets(dtype, restore_kernel_settings):
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_streaming_stores_in_place(dtype, restore_kernel_settings):
     """out may be an input itself; streaming must not change that."""
-    _kernels.stream_min_bytes(0)
+    _kernels.nt_min_bytes(0)
     g, y = _inputs(3000, dtype, seed=3)
     expected = _expected(g, y)
     g1, y1 = g.copy(), y.copy()
@@ -141,9 +141,9 @@ def test_streaming_stores_in_place(dtype, restore_kernel_settings):
 
 def test_streaming_stores_around_the_default_threshold():
     """The default threshold, crossed for real: each thread streams its part
-    from stream_min_bytes on; float32 just below and above it, 1 and 2
+    from nt_min_bytes on; float32 just below and above it, 1 and 2
     threads, an unaligned start."""
-    per_thread = LIMITS["stream_min_bytes"] // 4
+    per_thread = LIMITS["nt_min_bytes"] // 4
     g, y = _inputs(2 * per_thread + 200, np.dtype(np.float32), seed=4)
     expected = _expected(g, y)
     for threads in (1, 2):
@@ -177,14 +177,14 @@ def test_use_isa_names_and_errors(restore_kernel_settings):
     assert _kernels.use_isa(None) == isas[-1]
 
 
-def test_stream_min_bytes_get_set(restore_kernel_settings):
-    old = _kernels.stream_min_bytes()
-    assert old == LIMITS["stream_min_bytes"] > 0
-    assert _kernels.stream_min_bytes(123) == old
-    assert _kernels.stream_min_bytes() == 123
+def test_nt_min_bytes_get_set(restore_kernel_settings):
+    old = _kernels.nt_min_bytes()
+    assert old == LIMITS["nt_min_bytes"] > 0
+    assert _kernels.nt_min_bytes(123) == old
+    assert _kernels.nt_min_bytes() == 123
     with pytest.raises(ValueError, match=">= 0"):
-        _kernels.stream_min_bytes(-1)
-    assert _kernels.stream_min_bytes() == 123
+        _kernels.nt_min_bytes(-1)
+    assert _kernels.nt_min_bytes() == 123
 
 
 @pytest.mark.parametrize("isa", _kernels.available_isas())

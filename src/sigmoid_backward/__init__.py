@@ -3,18 +3,22 @@
 ``sigmoid_backward(grad_output, output)`` computes
 ``grad_output * (1 - output) * output`` (conjugated for complex) for float16,
 bfloat16, float32, float64, complex64 and complex128, with NumPy
-broadcasting and promotion.  It is the CPU twin of the Ascend CANN operator
-``aclnnSigmoidBackward``.
+broadcasting and promotion.  ``ufunc`` is the same computation as a real
+``numpy.ufunc``; the function is that ufunc plus a ``num_threads=``
+argument.  It is the CPU twin of the Ascend CANN operator
+``aclnnSigmoidBackward`` (``sigmoid_backward.aclnn``).
 """
 from ._function import sigmoid_backward
-from ._openmp import ENABLED as OPENMP_ENABLED
+from ._kernels import ENABLED as OPENMP_ENABLED
 from ._threads import get_num_threads, set_num_threads
+from ._ufunc import ufunc
 from . import reference
 
 __version__ = "0.1.0"
 
 __all__ = [
     "sigmoid_backward",
+    "ufunc",
     "get_num_threads",
     "set_num_threads",
     "reference",

@@ -1,5 +1,5 @@
 # Type stubs for the public API (PEP 561; shipped with py.typed).
-from typing import Any, Protocol, SupportsIndex, TypeVar, overload
+from typing import Any, Literal, Protocol, SupportsIndex, TypeVar, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
@@ -11,6 +11,7 @@ OPENMP_ENABLED: bool
 
 __all__ = [
     "sigmoid_backward",
+    "ufunc",
     "get_num_threads",
     "set_num_threads",
     "reference",
@@ -26,6 +27,11 @@ class _SupportsDLPack(Protocol):
 
 _Input = ArrayLike | _SupportsDLPack
 _Out = TypeVar("_Out", bound=np.ndarray[Any, Any])
+_Casting = Literal["no", "equiv", "safe", "same_kind", "unsafe"]
+_Order = Literal["K", "A", "C", "F"]
+
+# The sigmoid gradient as a numpy.ufunc (nin=2, nout=1).
+ufunc: np.ufunc
 
 @overload
 def sigmoid_backward(
@@ -34,20 +40,28 @@ def sigmoid_backward(
     /,
     out: _Out | tuple[_Out],
     *,
+    where: ArrayLike = True,
+    casting: _Casting = "same_kind",
+    order: _Order = "K",
     dtype: DTypeLike | None = None,
+    subok: bool = True,
     num_threads: SupportsIndex | None = None,
 ) -> _Out: ...
-# Without out=: a new ndarray, a NumPy scalar when both inputs are 0-d, or a
-# lazy dask.array.Array when an input is one (Dask is optional, so this
-# cannot be spelled here).
+# Without out=: a new ndarray, a NumPy scalar when both inputs are 0-d, or
+# the container an __array_ufunc__ override returns (an xarray DataArray, a
+# pandas Series, a lazy dask.array.Array...), which cannot be spelled here.
 @overload
 def sigmoid_backward(
-    grad_output: _Input,
-    output: _Input,
+    grad_output: Any,
+    output: Any,
     /,
     out: None = None,
     *,
+    where: ArrayLike = True,
+    casting: _Casting = "same_kind",
+    order: _Order = "K",
     dtype: DTypeLike | None = None,
+    subok: bool = True,
     num_threads: SupportsIndex | None = None,
 ) -> Any: ...
 def get_num_threads() -> int: ...

@@ -72,7 +72,7 @@ def _parse_dtype(text):
 
 def _parse_threads(text):
     try:
-        return _threads._check(int(text), "--threads")
+        return _threads.check(int(text), "--threads")
     except (TypeError, ValueError) as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 

@@ -1,11 +1,14 @@
-"""Which dtype a call computes in, and which casts it allows (SPEC.md).
+"""The dtype rules in pure Python: the slow twin of the ufunc's promoter.
 
-NumPy's promotion with weak Python scalars (NEP 50), with SPEC.md's two
-amendments: bfloat16 with float16 gives float32, and integer or bool inputs
-compute in float64.  ml_dtypes does not promote bfloat16 with Python
-scalars or integers the way NumPy promotes float16, and it allows casting
-complex to bfloat16; bfloat16 therefore follows float16's rules here, with
-float16 standing in for it.
+The ufunc decides its compute dtype in C (_promotion.h); this module states
+the same rules with NumPy's own promotion, for the reference
+(reference.py) and for the tests, which compare the two on every pair of
+input dtypes.  The rules: NumPy's promotion with weak Python scalars
+(NEP 50), except that bfloat16 with float16 gives float32 and integer or
+bool inputs compute in float64.  ml_dtypes does not promote bfloat16 with
+Python scalars or integers the way NumPy promotes float16, and it allows
+casting complex to bfloat16; bfloat16 therefore follows float16's rules
+here, with float16 standing in for it.
 """
 import numpy as np
 import ml_dtypes
@@ -18,8 +21,6 @@ COMPLEX64 = np.dtype(np.complex64)
 COMPLEX128 = np.dtype(np.complex128)
 
 SUPPORTED = (FLOAT16, BFLOAT16, FLOAT32, FLOAT64, COMPLEX64, COMPLEX128)
-_SUPPORTED_NAMES = ", ".join(str(d) for d in SUPPORTED)
-_INPUT_KINDS = "biufc"
 PYTHON_SCALARS = (bool, int, float, complex)
 
 
@@ -31,17 +32,6 @@ def _stand_in(dt):
 def is_weak_scalar(obj):
     # Exact types: np.float64 subclasses float but is a strong NumPy scalar.
     return type(obj) in PYTHON_SCALARS
-
-
-def check_input_dtype(dt, name):
-    if dt != BFLOAT16 and (dt.kind not in _INPUT_KINDS or dt.fields is not None):
-        raise TypeError(f"{name} has unsupported dtype {dt}; supported are "
-                        f"{_SUPPORTED_NAMES}, and bool or integer inputs (computed in float64)")
-
-
-def check_compute_dtype(dt, name="dtype"):
-    if dt not in SUPPORTED:
-        raise TypeError(f"{name}={dt} is not supported; choose one of {_SUPPORTED_NAMES}")
 
 
 def result_dtype(a, b):

@@ -1,20 +1,21 @@
 # cython: language_level=3
-"""GIL-free kernels of the sigmoid gradient over contiguous buffers.
+"""The GIL-free kernel: the sigmoid gradient over n elements at any strides.
 
-One fused kernel serves every dtype: it splits the work between OpenMP
-threads, and each thread runs the dtype's loop of _loops.h (the arithmetic,
-compiled for the best instruction set this CPU has) over its share.  Large
-outputs are computed in small blocks and written with streaming stores
-(_nontemporal.h), which saves the read of out's old contents from memory.
+One fused kernel serves every dtype.  :c:func:`compute` splits the elements
+between OpenMP threads, and each thread runs its share through the dtype's
+loop of _loops.h (the arithmetic, compiled for the best instruction set this
+CPU has):
 
-Two entry points:
+- contiguous operands go to the loop as they are; a large output is
+  computed in small blocks and written with non-temporal stores
+  (_nontemporal.h), which saves reading out's old contents from memory;
+- strided operands (a broadcast one has stride 0) are gathered into small
+  contiguous blocks, computed by the same loop and scattered to out, so
+  every layout gives the same bits as the contiguous one.
 
-- :func:`apply` takes three ndarrays of one supported dtype, equal size and
-  one memory order.  The Python facade guarantees that; apply checks it
-  again, because no caller may make it touch memory out of bounds.
-- :func:`try_direct` is the facade's fast path for the common case (exact
-  ndarrays of one dtype and shape, contiguous, aligned, no overlap): it does
-  the whole call in C, or returns None for the facade to handle.
+C callers (_kernels.pxd): the ufunc's inner loop and the function's fast
+path.  Python callers: :func:`compute_into` (the aclnn plan), and the
+switches for tests and benchmarks (:func:`use_isa`, :func:`nt_min_bytes`).
 """
 from libc.stdint cimport uint16_t
 from cython.parallel cimport prange
@@ -22,15 +23,30 @@ from cython.parallel cimport prange
 cimport numpy as cnp
 
 from sigmoid_backward._loops cimport sb_loops, sb_isa_supported, sb_select_isa
-from sigmoid_backward._openmp cimport sb_omp_num_procs
 from sigmoid_backward._nontemporal cimport SB_LINE, sb_nt_fence, sb_line_misalignment
 
 import numpy as np
 import ml_dtypes
 
-from sigmoid_backward._threads import resolve as _resolve_threads
-
 cnp.import_array()
+
+cdef extern from "_threads.h" nogil:
+    void sb_threads_init()
+    void sb_threads_set_default(int n)
+    void sb_threads_set_call(int n)
+    int sb_threads_call()
+    int sb_threads_default()
+    int sb_threads_for(int requested)
+    int sb_threads_for_call()
+    void sb_threads_team_starts()
+    int sb_openmp_enabled()
+    int sb_num_procs
+
+cdef extern from "_fpflags.h" nogil:
+    ctypedef struct sb_fpflags_t:
+        pass
+    sb_fpflags_t sb_fpflags_save()
+    void sb_fpflags_restore(sb_fpflags_t saved)
 
 ctypedef float complex complex64_t
 ctypedef double complex complex128_t
@@ -49,29 +65,46 @@ cdef enum:
     # Each thread's share is a multiple of 64 elements, so shares meet on a
     # cache line of out whenever out starts on one (NumPy's large arrays do).
     PART_ALIGN = 64
-    # Doubles (1 KiB) computed into an L1 buffer before they are streamed to
-    # out: small enough that loads and streaming stores keep overlapping
-    # (benchmarks/NOTES.md).
-    STREAM_BLOCK = 128
-    # Each thread streams its part of out when the part has this many bytes:
-    # smaller outputs stay in this machine's caches from call to call, and
-    # their readers find them there (benchmarks/NOTES.md).
-    # stream_min_bytes() changes it.
-    STREAM_MIN_BYTES = 1 << 22
+    # Doubles (1 KiB) per block: of the non-temporal staging buffer (small
+    # enough that loads and non-temporal stores keep overlapping,
+    # benchmarks/NOTES.md) and of each gathered strided operand.
+    BLOCK = 128
+    # Each thread writes its part of out with non-temporal stores when the
+    # part has this many bytes: smaller outputs stay in cache from call to
+    # call, and their readers find them there (benchmarks/NOTES.md).
+    # nt_min_bytes() changes it.
+    NT_MIN_BYTES = 1 << 22
+
+ENABLED = bool(sb_openmp_enabled())
 
 cdef int _FLOAT16_NUM = np.dtype(np.float16).num
 cdef int _BFLOAT16_NUM = np.dtype(ml_dtypes.bfloat16).num
-cdef Py_ssize_t _stream_min_bytes = STREAM_MIN_BYTES
-# Read once: omp_get_num_procs() asks the kernel for the affinity mask on
-# every call, which costs more than a 1,000-element call of the kernel.
-cdef int _NUM_PROCS = sb_omp_num_procs()
+cdef Py_ssize_t _nt_min_bytes = NT_MIN_BYTES
+sb_threads_init()
 sb_select_isa(NULL)
 
 
-cdef inline void _compute(const elem_t* g,    # IN
-                          const elem_t* y,    # IN
-                          elem_t* out,        # OUT (may alias g or y)
-                          Py_ssize_t n, bint bf16) noexcept nogil:
+cdef int kind_of(int typenum) noexcept:
+    if typenum == cnp.NPY_FLOAT:
+        return KIND_F32
+    if typenum == cnp.NPY_DOUBLE:
+        return KIND_F64
+    if typenum == cnp.NPY_CFLOAT:
+        return KIND_C64
+    if typenum == cnp.NPY_CDOUBLE:
+        return KIND_C128
+    if typenum == _FLOAT16_NUM:
+        return KIND_F16
+    if typenum == _BFLOAT16_NUM:
+        return KIND_BF16
+    return -1
+
+
+cdef inline void _loop(const elem_t* g,    # IN
+                       const elem_t* y,    # IN
+                       elem_t* out,        # OUT (may alias g or y)
+                       Py_ssize_t n, bint bf16) noexcept nogil:
+    """The dtype's loop of _loops.h over n contiguous elements."""
     if elem_t is float:
         sb_loops.f32(g, y, out, n)
     elif elem_t is double:
@@ -86,81 +119,163 @@ cdef inline void _compute(const elem_t* g,    # IN
         sb_loops.f16(g, y, out, n)
 
 
-cdef void _span(const elem_t* g,    # IN
-                const elem_t* y,    # IN
-                elem_t* out,        # OUT (may alias g or y)
-                Py_ssize_t n, bint bf16, bint stream) noexcept nogil:
-    """One thread's share; ``stream`` writes ``out`` with streaming stores."""
+cdef void _contiguous_share(const elem_t* g,    # IN
+                            const elem_t* y,    # IN
+                            elem_t* out,        # OUT (may alias g or y)
+                            Py_ssize_t n, bint bf16, bint nt) noexcept nogil:
+    """One thread's share of contiguous operands; ``nt`` writes ``out`` with
+    non-temporal stores."""
     # double: aligned for every elem_t (complex128 needs 8 bytes)
-    cdef double buf[STREAM_BLOCK]
+    cdef double buf[BLOCK]
     cdef Py_ssize_t start = 0, m
-    if not stream:
+    if not nt:
         # Start the vector loop on a 64-byte line of y, which the loops read
         # twice: wide loads that split lines cost up to 30% in cache, and
         # NumPy's large arrays (all 16 bytes past a line) then align together
         # (benchmarks/NOTES.md).
         start = min(<Py_ssize_t>((SB_LINE - sb_line_misalignment(y)) % SB_LINE
                                  // sizeof(elem_t)), n)
-        _compute(g, y, out, start, bf16)
-        _compute(g + start, y + start, out + start, n - start, bf16)
+        _loop(g, y, out, start, bf16)
+        _loop(g + start, y + start, out + start, n - start, bf16)
         return
     while start < n:
         # End blocks on 64-byte lines of out, so that only the share's first
         # and last lines are written with ordinary stores.
         m = min(<Py_ssize_t>((sizeof(buf) - sb_line_misalignment(out + start))
                              // sizeof(elem_t)), n - start)
-        _compute(g + start, y + start, <elem_t*>buf, m, bf16)
+        _loop(g + start, y + start, <elem_t*>buf, m, bf16)
         sb_loops.nt_copy(out + start, buf, m * sizeof(elem_t))
         start += m
     sb_nt_fence()
 
 
-cdef void _run(const elem_t* g, const elem_t* y, elem_t* out,
-               Py_ssize_t n, int nthreads, bint bf16) noexcept nogil:
+cdef inline const elem_t* _gather(const elem_t* src, Py_ssize_t step,
+                                  elem_t* buf, Py_ssize_t m, bint* filled) noexcept nogil:
+    """``m`` elements of ``src`` as a contiguous block: ``src`` itself when
+    contiguous, else copied into ``buf``.  A broadcast operand (step 0) is
+    copied once per share: ``filled`` remembers it."""
+    cdef Py_ssize_t i
+    if step == <Py_ssize_t>sizeof(elem_t):
+        return src
+    if step == 0:
+        if not filled[0]:
+            for i in range(<Py_ssize_t>(BLOCK * sizeof(double) // sizeof(elem_t))):
+                buf[i] = src[0]
+            filled[0] = True
+        return buf
+    for i in range(m):
+        buf[i] = (<const elem_t*>(<const char*>src + i * step))[0]
+    return buf
+
+
+cdef void _strided_share(const elem_t* g, Py_ssize_t gs,    # IN
+                         const elem_t* y, Py_ssize_t ys,    # IN
+                         elem_t* out, Py_ssize_t os,        # OUT
+                         Py_ssize_t n, bint bf16) noexcept nogil:
+    """One thread's share when some operand is strided (steps in bytes):
+    blocks gathered, computed by the contiguous loop, and scattered."""
+    cdef double gbuf[BLOCK]
+    cdef double ybuf[BLOCK]
+    cdef double obuf[BLOCK]
+    cdef Py_ssize_t block = BLOCK * sizeof(double) // sizeof(elem_t)
+    cdef Py_ssize_t start = 0, m, i
+    cdef bint g_filled = False, y_filled = False
+    cdef bint out_direct = os == <Py_ssize_t>sizeof(elem_t)
+    cdef const elem_t* gp
+    cdef const elem_t* yp
+    cdef elem_t* op
+    while start < n:
+        m = min(block, n - start)
+        gp = _gather(<const elem_t*>(<const char*>g + start * gs), gs,
+                     <elem_t*>gbuf, m, &g_filled)
+        yp = _gather(<const elem_t*>(<const char*>y + start * ys), ys,
+                     <elem_t*>ybuf, m, &y_filled)
+        op = (<elem_t*>(<char*>out + start * os)) if out_direct else <elem_t*>obuf
+        _loop(gp, yp, op, m, bf16)
+        if not out_direct:
+            for i in range(m):
+                (<elem_t*>(<char*>out + (start + i) * os))[0] = op[i]
+        start += m
+
+
+cdef void _split(const elem_t* g, Py_ssize_t gs,
+                 const elem_t* y, Py_ssize_t ys,
+                 elem_t* out, Py_ssize_t os,
+                 Py_ssize_t n, int nthreads, bint bf16) noexcept nogil:
     """Split [0, n) into one contiguous part per thread."""
     cdef Py_ssize_t part, t, start, stop
-    cdef Py_ssize_t nbytes = n * <Py_ssize_t>sizeof(elem_t)
-    if nbytes < PARALLEL_MIN_BYTES:
+    cdef Py_ssize_t size = sizeof(elem_t)
+    cdef Py_ssize_t nbytes = n * size
+    cdef bint contiguous = gs == size and ys == size and os == size
+    if nbytes < PARALLEL_MIN_BYTES or os == 0:
+        # os == 0: every element lands on one (NumPy allows such an out; the
+        # last element's result wins, as it does in NumPy, only serially).
         nthreads = 1
-    cdef bint stream = nbytes // nthreads >= _stream_min_bytes
+    cdef bint nt = contiguous and nbytes // nthreads >= _nt_min_bytes
     if nthreads <= 1:
-        _span(g, y, out, n, bf16, stream)
+        if contiguous:
+            _contiguous_share(g, y, out, n, bf16, nt)
+        else:
+            _strided_share(g, gs, y, ys, out, os, n, bf16)
         return
     part = (n + nthreads - 1) // nthreads
     part = (part + PART_ALIGN - 1) // PART_ALIGN * PART_ALIGN
+    sb_threads_team_starts()
     for t in prange(nthreads, num_threads=nthreads, schedule='static'):
         start = t * part
         stop = min(n, start + part)
-        if start < stop:
-            _span(g + start, y + start, out + start, stop - start, bf16, stream)
+        if start >= stop:
+            continue
+        if contiguous:
+            _contiguous_share(g + start, y + start, out + start, stop - start, bf16, nt)
+        else:
+            _strided_share(<const elem_t*>(<const char*>g + start * gs), gs,
+                           <const elem_t*>(<const char*>y + start * ys), ys,
+                           <elem_t*>(<char*>out + start * os), os,
+                           stop - start, bf16)
 
 
-cdef void _launch(int typenum, void* gp, void* yp, void* op,
+cdef void compute(Kind kind, const char *g, Py_ssize_t gs,
+                  const char *y, Py_ssize_t ys,
+                  char *out, Py_ssize_t os,
                   Py_ssize_t n, int nthreads) noexcept nogil:
-    """Run the kernel of a supported ``typenum`` (checked by the caller)."""
-    # The thread policy caps counts at the CPUs (_threads.py); this guard
+    # The thread policy caps counts at the CPUs (_threads.h); this guard
     # keeps any caller from asking OpenMP for thousands of threads.
-    nthreads = max(1, min(nthreads, _NUM_PROCS))
-    if typenum == cnp.NPY_FLOAT:
-        _run(<const float*>gp, <const float*>yp, <float*>op, n, nthreads, False)
-    elif typenum == cnp.NPY_DOUBLE:
-        _run(<const double*>gp, <const double*>yp, <double*>op, n, nthreads, False)
-    elif typenum == cnp.NPY_CFLOAT:
-        _run(<const complex64_t*>gp, <const complex64_t*>yp, <complex64_t*>op,
-             n, nthreads, False)
-    elif typenum == cnp.NPY_CDOUBLE:
-        _run(<const complex128_t*>gp, <const complex128_t*>yp, <complex128_t*>op,
-             n, nthreads, False)
+    nthreads = max(1, min(nthreads, sb_num_procs))
+    cdef sb_fpflags_t flags = sb_fpflags_save()
+    if kind == KIND_F32:
+        _split(<const float*>g, gs, <const float*>y, ys, <float*>out, os, n, nthreads, False)
+    elif kind == KIND_F64:
+        _split(<const double*>g, gs, <const double*>y, ys, <double*>out, os, n, nthreads, False)
+    elif kind == KIND_C64:
+        _split(<const complex64_t*>g, gs, <const complex64_t*>y, ys,
+               <complex64_t*>out, os, n, nthreads, False)
+    elif kind == KIND_C128:
+        _split(<const complex128_t*>g, gs, <const complex128_t*>y, ys,
+               <complex128_t*>out, os, n, nthreads, False)
     else:
-        _run(<const uint16_t*>gp, <const uint16_t*>yp, <uint16_t*>op,
-             n, nthreads, typenum == _BFLOAT16_NUM)
+        _split(<const uint16_t*>g, gs, <const uint16_t*>y, ys, <uint16_t*>out, os,
+               n, nthreads, kind == KIND_BF16)
+    sb_fpflags_restore(flags)
 
 
-cdef inline bint _supported(int typenum) noexcept:
-    return (typenum == cnp.NPY_FLOAT or typenum == cnp.NPY_DOUBLE
-            or typenum == cnp.NPY_CFLOAT or typenum == cnp.NPY_CDOUBLE
-            or typenum == _FLOAT16_NUM or typenum == _BFLOAT16_NUM)
+cdef int threads_for_call() noexcept nogil:
+    return sb_threads_for_call()
 
+
+cdef void set_call_threads(int n) noexcept nogil:
+    sb_threads_set_call(n)
+
+
+cdef int call_threads() noexcept nogil:
+    return sb_threads_call()
+
+
+cdef int threads_for(int n) noexcept nogil:
+    return sb_threads_for(n)
+
+
+# ---- Python API -----------------------------------------------------------
 
 cdef inline bint _usable(cnp.ndarray a, bint c_order) noexcept:
     cdef int req = cnp.NPY_ARRAY_ALIGNED | (
@@ -178,93 +293,68 @@ cdef inline bint _same_or_disjoint(cnp.ndarray a, cnp.ndarray out) noexcept:
     return ap == op or ap + nbytes <= op or op + nbytes <= ap
 
 
-def apply(cnp.ndarray g not None, cnp.ndarray y not None,
-          cnp.ndarray out not None, int nthreads):
+def compute_into(cnp.ndarray g not None, cnp.ndarray y not None,
+                 cnp.ndarray out not None, int nthreads):
     """Compute ``out[...] = g * (1 - y) * y`` (conjugated for complex).
 
     All three arrays must have the same supported dtype (native byte order,
     aligned), the same number of elements and the same memory order (all C- or
     all F-contiguous); ``out`` must be writeable.  ``out`` may be ``g`` or
-    ``y`` itself, but may not overlap them otherwise.  The GIL is released
-    while computing, with ``nthreads`` threads (at most the processors
-    available; the policy of _threads.py is the caller's).
+    ``y`` itself, but may not overlap them otherwise.  These are checked: no
+    caller can make the kernel touch memory out of bounds.  The GIL is
+    released while computing, with ``nthreads`` threads (at most the
+    processors available; the policy of _threads.py is the caller's).
     """
     cdef int typenum = cnp.PyArray_TYPE(out)
+    cdef int kind = kind_of(typenum)
     cdef Py_ssize_t n = cnp.PyArray_SIZE(out)
+    cdef Py_ssize_t size = cnp.PyArray_ITEMSIZE(out)
     cdef bint c_order = cnp.PyArray_IS_C_CONTIGUOUS(out)
-    cdef void* gp = cnp.PyArray_DATA(g)
-    cdef void* yp = cnp.PyArray_DATA(y)
-    cdef void* op = cnp.PyArray_DATA(out)
     if (cnp.PyArray_TYPE(g) != typenum or cnp.PyArray_TYPE(y) != typenum
             or cnp.PyArray_SIZE(g) != n or cnp.PyArray_SIZE(y) != n):
         raise ValueError(
-            f"apply: operands differ: {g.dtype}{(<object>g).shape}, {y.dtype}{(<object>y).shape}, "
-            f"out {out.dtype}{(<object>out).shape}")
+            f"compute_into: operands differ: {g.dtype}{(<object>g).shape}, "
+            f"{y.dtype}{(<object>y).shape}, out {out.dtype}{(<object>out).shape}")
     if not (_usable(g, c_order) and _usable(y, c_order) and _usable(out, c_order)):
-        raise ValueError("apply: operands must be aligned, native-endian and "
+        raise ValueError("compute_into: operands must be aligned, native-endian and "
                          "contiguous in one memory order")
     if not cnp.PyArray_ISWRITEABLE(out):
-        raise ValueError("apply: out is read-only")
-    if not _supported(typenum):
-        raise TypeError(f"apply: unsupported dtype {out.dtype}")
+        raise ValueError("compute_into: out is read-only")
+    if kind < 0:
+        raise TypeError(f"compute_into: unsupported dtype {out.dtype}")
     if not (_same_or_disjoint(g, out) and _same_or_disjoint(y, out)):
-        raise ValueError("apply: out partly overlaps an input")
+        raise ValueError("compute_into: out partly overlaps an input")
     with nogil:
-        _launch(typenum, gp, yp, op, n, nthreads)
+        compute(<Kind>kind, <const char*>cnp.PyArray_DATA(g), size,
+                <const char*>cnp.PyArray_DATA(y), size,
+                <char*>cnp.PyArray_DATA(out), size, n, nthreads)
 
 
-def try_direct(grad_output, output, out, dtype, num_threads):
-    """``sigmoid_backward(grad_output, output, out=out, dtype=dtype,
-    num_threads=num_threads)`` when the call is the simple case, else None.
+def set_default_threads(int n):
+    """set_num_threads(n) for the kernels; 0 restores the default."""
+    sb_threads_set_default(n)
 
-    The simple case: ``dtype`` is None; the inputs are exact ndarrays of one
-    supported dtype and one shape, aligned, native-endian and all C- or all
-    F-contiguous; ``out`` is None (then C order only) or an exact, writeable
-    ndarray like them that is one of the inputs or overlaps neither.  Every
-    other case (including every error) is the facade's.  The result is what
-    the facade returns: ``out``, or a new array, or a NumPy scalar for 0-d
-    inputs without ``out``.
-    """
-    cdef cnp.ndarray g, y, o
-    cdef int typenum, ndim, nthreads = 1
-    cdef bint c_order = True
-    if (dtype is not None or type(grad_output) is not np.ndarray
-            or type(output) is not np.ndarray):
-        return None
-    g = grad_output
-    y = output
-    typenum = cnp.PyArray_TYPE(g)
-    ndim = cnp.PyArray_NDIM(g)
-    if (cnp.PyArray_TYPE(y) != typenum or not _supported(typenum)
-            or not cnp.PyArray_SAMESHAPE(g, y)):
-        return None
-    if out is not None:
-        if type(out) is not np.ndarray:
-            return None
-        o = out
-        c_order = cnp.PyArray_IS_C_CONTIGUOUS(o)
-        if (cnp.PyArray_TYPE(o) != typenum or not cnp.PyArray_SAMESHAPE(g, o)
-                or not cnp.PyArray_ISWRITEABLE(o) or not _usable(o, c_order)):
-            return None
-    if not (_usable(g, c_order) and _usable(y, c_order)):
-        return None
-    # The thread policy (environment, affinity) costs more than a small
-    # call: below the parallel threshold one thread runs whatever the count,
-    # so a valid count needs no lookup (an invalid one is the facade's error).
-    if cnp.PyArray_NBYTES(g) >= PARALLEL_MIN_BYTES:
-        nthreads = _resolve_threads(num_threads)
-    elif num_threads is not None and not (type(num_threads) is int and num_threads >= 1):
-        return None
-    if out is None:
-        o = cnp.PyArray_EMPTY(ndim, cnp.PyArray_DIMS(g), typenum, 0)
-    elif not (_same_or_disjoint(g, o) and _same_or_disjoint(y, o)):
-        return None
-    with nogil:
-        _launch(typenum, cnp.PyArray_DATA(g), cnp.PyArray_DATA(y), cnp.PyArray_DATA(o),
-                cnp.PyArray_SIZE(o), nthreads)
-    if out is None and ndim == 0:
-        return o[()]
-    return o
+
+def default_threads():
+    """The default thread count (see _threads.h): set_num_threads's value,
+    else OpenMP's limit in the calling thread; 1 without OpenMP or in a
+    child forked after a parallel call."""
+    return sb_threads_default()
+
+
+def resolve_threads(int requested):
+    """The threads a call asking for ``requested`` (0: the default) uses."""
+    return sb_threads_for(requested)
+
+
+def current_call_threads():
+    """The calling thread's num_threads= override (0: none); for tests."""
+    return sb_threads_call()
+
+
+def num_procs():
+    """The processors this process may use, read at import."""
+    return sb_num_procs
 
 
 def use_isa(isa=None):
@@ -297,23 +387,25 @@ def available_isas():
 def thresholds():
     """The kernel's size thresholds, in bytes: below ``parallel_min_bytes``
     of output one thread runs; when each thread's part of the output has
-    ``stream_min_bytes``, it is streamed, ``stream_block_bytes`` at a time."""
+    ``nt_min_bytes``, it is written with non-temporal stores,
+    ``block_bytes`` at a time (also the size of a gathered strided block)."""
     return {"parallel_min_bytes": PARALLEL_MIN_BYTES,
-            "stream_min_bytes": _stream_min_bytes,
-            "stream_block_bytes": STREAM_BLOCK * sizeof(double)}
+            "nt_min_bytes": _nt_min_bytes,
+            "block_bytes": BLOCK * sizeof(double)}
 
 
-def stream_min_bytes(nbytes=None):
-    """Get, or set and return the old, streaming-store threshold.
+def nt_min_bytes(nbytes=None):
+    """Get, or set and return the old, non-temporal store threshold.
 
     Each thread whose part of the output has at least ``nbytes`` bytes
-    writes it with streaming stores.  For tests and benchmarks: 0 streams
-    every output, a huge value none, and both must give the same results.
+    writes it with non-temporal stores.  For tests and benchmarks: 0 does
+    so for every contiguous output, a huge value for none, and both must
+    give the same results.
     """
-    global _stream_min_bytes
-    old = _stream_min_bytes
+    global _nt_min_bytes
+    old = _nt_min_bytes
     if nbytes is not None:
         if nbytes < 0:
             raise ValueError(f"nbytes must be >= 0, got {nbytes}")
-        _stream_min_bytes = nbytes
+        _nt_min_bytes = nbytes
     return old

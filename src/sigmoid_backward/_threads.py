@@ -1,67 +1,61 @@
 """Thread-count policy: how many OpenMP threads a call may use.
 
 A call's ``num_threads=`` is used as given.  Otherwise the default applies:
-:func:`set_num_threads`, else ``OMP_NUM_THREADS``, else the CPUs this process
-may run on; and OpenMP's limit in the calling thread caps the default at call
-time.  That limit is what ``threadpoolctl.threadpool_limits(n,
-user_api="openmp")`` lowers, so threadpoolctl is honoured; an explicit
-argument is not overridden by it, as in scikit-learn.  Every count is
-capped at the CPUs this process may use: more threads than that never help,
-and a huge count must not ask OpenMP for thousands of threads.  The count
-never changes results, only speed.
+:func:`set_num_threads`, else OpenMP's limit in the calling thread, which is
+``OMP_NUM_THREADS`` when the process started, else the CPUs this process may
+use, and which ``threadpoolctl.threadpool_limits(n, user_api="openmp")``
+lowers; OpenMP's limit also caps a default set with :func:`set_num_threads`.
+An explicit argument is not overridden by it, as in scikit-learn.  Every
+count is capped at the CPUs this process may use: more threads than that
+never help, and a huge count must not ask OpenMP for thousands of threads.
+Arrays below 128 KiB run on one thread.  The count never changes results,
+only speed.
+
+Two cases run on one thread whatever is asked: a build without OpenMP, and
+a child process forked after a multi-threaded call (GNU OpenMP's threads do
+not survive ``fork()``, and waiting for them would hang the child).
+
+The state lives in C (_threads.h), where the ufunc's inner loop reads it
+without the GIL; this module validates arguments and documents it.
 """
-import os
+import operator
 
-from ._openmp import max_threads as _openmp_limit
-
-_explicit = None
+from . import _kernels
 
 
-def _default_num_threads():
-    env = os.environ.get("OMP_NUM_THREADS", "")
-    # OMP_NUM_THREADS may be a nesting list such as "4,2": the first level
-    # is ours.
-    first = env.split(",")[0].strip()
-    if first.isdigit() and int(first) > 0:
-        return int(first)
-    return _cpus()
-
-
-def _cpus():
-    """The CPUs this process may run on."""
+def check(n, name):
+    """``n`` as an int >= 1, or a TypeError/ValueError naming ``name``."""
+    if isinstance(n, bool):
+        raise TypeError(f"{name} must be an integer >= 1, got bool")
     try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-def _check(n, name):
-    if isinstance(n, bool) or not isinstance(n, int) and not hasattr(n, "__index__"):
-        raise TypeError(f"{name} must be an integer >= 1, got {type(n).__name__}")
-    n = int(n.__index__())
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer >= 1, got {type(n).__name__}") from None
     if n < 1:
         raise ValueError(f"{name} must be >= 1, got {n}")
-    return n
+    # Larger counts are capped at the CPUs anyway; C needs an int.
+    return min(n, 1 << 30)
 
 
 def get_num_threads():
-    """The default thread count: :func:`set_num_threads`, else
-    ``OMP_NUM_THREADS``, else the CPUs this process may use.  A call without
-    ``num_threads`` uses at most this many (see the module's docstring)."""
-    return _default_num_threads() if _explicit is None else _explicit
+    """The default thread count: :func:`set_num_threads`, else OpenMP's limit
+    in the calling thread (``OMP_NUM_THREADS``, threadpoolctl), else the CPUs
+    this process may use; 1 in a build without OpenMP and in a child forked
+    after a multi-threaded call.  A call without ``num_threads`` uses at
+    most this many, and at most the CPUs."""
+    return _kernels.default_threads()
 
 
 def set_num_threads(n):
     """Set the default number of threads; ``None`` restores the default
-    (``OMP_NUM_THREADS``, else the CPUs this process may use)."""
-    global _explicit
-    _explicit = None if n is None else _check(n, "n")
+    (OpenMP's limit: ``OMP_NUM_THREADS``, else the CPUs this process may
+    use)."""
+    _kernels.set_default_threads(0 if n is None else check(n, "n"))
 
 
 def resolve(num_threads):
-    """Thread count for one call: ``num_threads`` when given, else the
-    default capped by OpenMP's limit in the calling thread; either capped at
-    the CPUs this process may use."""
-    if num_threads is not None:
-        return min(_check(num_threads, "num_threads"), _cpus())
-    return max(1, min(get_num_threads(), _openmp_limit(), _cpus()))
+    """Thread count for one call made in this thread: ``num_threads`` when
+    given, else the default capped by OpenMP's limit in the calling thread;
+    either capped at the CPUs this process may use."""
+    requested = 0 if num_threads is None else check(num_threads, "num_threads")
+    return _kernels.resolve_threads(requested)

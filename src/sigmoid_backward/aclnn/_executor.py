@@ -30,6 +30,7 @@ import threading
 import numpy as np
 
 from .. import _dtypes, _threads
+from .._ufunc import ufunc
 from . import _buffer, _soc
 from ._constants import (ACL_OF_COMPUTE_DTYPE, COMPUTE_DTYPES, INT64_MAX, aclDataType,
                          aclnnStatus)
@@ -154,7 +155,7 @@ def aclnnSigmoidBackwardGetWorkspaceSize(gradOutput, output, gradInput):
     g_dt = COMPUTE_DTYPES[gradOutput.data_type]
     y_dt = COMPUTE_DTYPES[output.data_type]
     out_dt = COMPUTE_DTYPES[gradInput.data_type]
-    dt = _dtypes.result_dtype(np.empty(0, g_dt), np.empty(0, y_dt))
+    dt = ufunc.resolve_dtypes((g_dt, y_dt, None))[2]   # the ufunc's promotion
     if not _dtypes.can_cast(dt, out_dt):
         return invalid("4 (promotion)", f"{_describe('gradOutput', gradOutput)} and "
                        f"{_describe('output', output)} promote to "

@@ -1,7 +1,7 @@
 """What phase 2 does, decided in phase 1: the plan, its workspace, its run.
 
-The kernel (``_kernels.apply``) needs three aligned arrays of the compute
-dtype, of one shape and one memory order.  Each operand that is not already
+The kernel (``_kernels.compute_into``) needs three aligned arrays of the
+compute dtype, of one shape and one memory order.  Each operand that is not already
 so gets a staging array carved out of the caller's workspace:
 
 - an input that is broadcast, strided, misaligned, of another dtype, or
@@ -20,10 +20,32 @@ no region and 0 bytes.
 """
 import numpy as np
 
-from .._kernels import apply as _apply
-from .._layout import address, contiguous, kernel_ready, reads_safely
+from .._kernels import compute_into
 
 ALIGN = 64
+
+
+def address(a):
+    """The address of ``a``'s first element."""
+    return a.__array_interface__["data"][0]
+
+
+def contiguous(a, order):
+    """Is ``a`` contiguous in ``order`` ('C' or 'F')?"""
+    return a.flags.c_contiguous if order == "C" else a.flags.f_contiguous
+
+
+def kernel_ready(a, dtype, shape, order):
+    """Can the kernel use ``a`` in place: ``dtype`` (so native-endian, as
+    every compute dtype is), ``shape``, aligned and contiguous in ``order``?"""
+    return a.dtype == dtype and a.shape == shape and a.flags.aligned and contiguous(a, order)
+
+
+def reads_safely(a, out):
+    """May the kernel read ``a`` while it writes ``out`` (both kernel-ready
+    alike)?  Only if they share no memory, or are the very same view: with
+    one dtype, shape and order, the same start address is the same view."""
+    return not np.may_share_memory(a, out) or address(a) == address(out)
 
 
 class Plan:
@@ -106,7 +128,7 @@ class Plan:
             np.copyto(g, self.g, casting="unsafe")  # a widening cast: exact
         if y is not self.y:
             np.copyto(y, self.y, casting="unsafe")
-        _apply(g, y, out, nthreads)
+        compute_into(g, y, out, nthreads)
         if out is not self.out:
             # Phase 1 allowed this cast under the 'same_kind' rule.
             np.copyto(self.out, out, casting="unsafe")

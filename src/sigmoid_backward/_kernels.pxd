@@ -1,0 +1,31 @@
+# The C-level API of _kernels.pyx, for the ufunc's inner loop (_ufunc.pyx)
+# and the function's fast path (_function.pyx).
+
+cdef enum Kind:
+    KIND_F32
+    KIND_F64
+    KIND_C64
+    KIND_C128
+    KIND_F16
+    KIND_BF16
+
+# The Kind of a NumPy type number, or -1 when the kernels do not support it.
+cdef int kind_of(int typenum) noexcept
+
+# out[i] = g[i] * (1 - y[i]) * y[i] (conjugated for complex) for i < n, where
+# element i of each operand lies i * step bytes past its pointer (any step,
+# 0 included).  out may be g or y itself (same pointer and step) but must not
+# overlap them otherwise.  Runs on at most nthreads OpenMP threads.
+cdef void compute(Kind kind, const char *g, Py_ssize_t g_step,
+                  const char *y, Py_ssize_t y_step,
+                  char *out, Py_ssize_t out_step,
+                  Py_ssize_t n, int nthreads) noexcept nogil
+
+# The thread count for the calling thread's next kernel call (_threads.h).
+cdef int threads_for_call() noexcept nogil
+# Make the calling thread's kernel calls use n threads (0: the default), and
+# what it was set to.
+cdef void set_call_threads(int n) noexcept nogil
+cdef int call_threads() noexcept nogil
+# The count for an explicit request of n >= 1 threads (capped at the CPUs).
+cdef int threads_for(int n) noexcept nogil

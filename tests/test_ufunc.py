@@ -1,0 +1,351 @@
+"""sigmoid_backward.ufunc is a real numpy.ufunc: NumPy's own behaviours
+(where=, casting=, order=, out=, .outer, .at), the __array_ufunc__ protocol
+(xarray, pandas, numpy.ma, Dask, subclasses, overrides), the promoter
+against its pure-Python twin, every inner-loop layout on every ISA, and
+floating-point errors."""
+import itertools
+
+import numpy as np
+import pytest
+
+import sigmoid_backward as sbm
+from sigmoid_backward import _dtypes, _kernels, reference, sigmoid_backward, ufunc
+
+from helpers import ALL_DTYPES, BF16, assert_same, random_array
+
+RNG = np.random.default_rng(77)
+CALLERS = {"function": sigmoid_backward, "ufunc": ufunc}
+
+
+def _expected(g, y, **kwargs):
+    with np.errstate(all="ignore"):
+        return reference.sigmoid_backward(g, y, **kwargs)
+
+
+# ---- a numpy.ufunc -------------------------------------------------------------
+
+def test_is_a_numpy_ufunc():
+    assert isinstance(ufunc, np.ufunc)
+    assert (ufunc.__name__, ufunc.nin, ufunc.nout, ufunc.nargs) == ("sigmoid_backward", 2, 1, 3)
+    assert ufunc.types == ["ee->e", "ff->f", "dd->d", "FF->F", "DD->D"]
+    assert "grad_output * (1 - output) * output" in ufunc.__doc__
+    assert sbm.ufunc is ufunc
+    g = np.ones(3, BF16)
+    assert ufunc(g, g).dtype == BF16   # the bfloat16 loop of RegisterLoopForType
+
+
+def test_pickles_by_name():
+    import pickle
+    assert pickle.loads(pickle.dumps(ufunc)) is ufunc
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_where(dtype):
+    g, y = random_array(RNG, (4, 6), dtype), random_array(RNG, (6,), dtype)
+    mask = RNG.random((4, 6)) < 0.5
+    expected = _expected(g, y)
+    for call in CALLERS.values():
+        out = np.zeros((4, 6), dtype)
+        assert call(g, y, out=out, where=mask) is out
+        assert_same(out[mask], expected[mask])
+        assert (out[~mask] == 0).all()
+    # A broadcast mask, and no out: the masked slots are uninitialised, and
+    # NumPy says so unless out=None is spelled out (the function cannot tell
+    # its default from an explicit None, so it always lets NumPy warn).
+    fresh = ufunc(g, y, out=None, where=mask[0])
+    assert_same(fresh[:, mask[0]], expected[:, mask[0]])
+    with pytest.warns(UserWarning, match="'where' used without 'out'"):
+        fresh = sigmoid_backward(g, y, where=mask[0])
+    assert_same(fresh[:, mask[0]], expected[:, mask[0]])
+
+
+def test_casting():
+    f32, f64 = np.ones(3, np.float32), np.full(3, 0.5)
+    for call in CALLERS.values():
+        with pytest.raises(TypeError, match="casting rule 'no'"):
+            call(f32, f64, casting="no")
+        assert call(f32, f32, casting="no").dtype == np.float32
+        out = np.zeros(3, np.float16)
+        with pytest.raises(TypeError, match="casting rule 'safe'"):
+            call(f32, f32, out=out, casting="safe")
+        call(f32.astype(np.float64), f64, out=out, casting="unsafe")
+        assert (out == 0.25).all()
+        with pytest.raises(TypeError, match="casting rule 'same_kind'"):
+            call(np.ones(3, np.complex64), f32, dtype=np.float32)
+
+
+@pytest.mark.parametrize("order", ["C", "F", "A", "K"])
+def test_order(order):
+    g = np.asfortranarray(random_array(RNG, (5, 7), np.float32))
+    for call in CALLERS.values():
+        result = call(g, g, order=order)
+        like = np.multiply(g, g, order=order)
+        assert result.flags.c_contiguous == like.flags.c_contiguous
+        assert result.flags.f_contiguous == like.flags.f_contiguous
+        assert_same(result, _expected(g, g))
+
+
+def test_out_tuple_and_subok():
+    g, y = random_array(RNG, 9, np.float64), random_array(RNG, 9, np.float64)
+    for call in CALLERS.values():
+        out = np.empty(9)
+        assert call(g, y, out=(out,)) is out
+        assert_same(out, _expected(g, y))
+        sub = g.view(np.matrix)
+        assert type(call(sub, y)) is np.matrix
+        assert type(call(sub, y, subok=False)) is np.ndarray
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_outer(dtype):
+    g, y = random_array(RNG, (3, 4), dtype), random_array(RNG, 5, dtype)
+    result = ufunc.outer(g, y)
+    assert result.shape == (3, 4, 5)
+    assert_same(result, _expected(g[..., None], y))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_at_applies_repeated_indices_one_by_one(dtype):
+    a = random_array(RNG, 8, dtype)
+    y = random_array(RNG, 4, dtype)
+    indices = [0, 3, 3, 7]
+    expected = a.copy()
+    for i, v in zip(indices, y):
+        expected[i] = _expected(expected[i:i + 1], v.reshape(1))[0]
+    ufunc.at(a, indices, y)
+    assert_same(a, expected)
+
+
+# ---- the dtype rules: promoter and pure-Python twin ---------------------------------
+
+OPERAND_DTYPES = ALL_DTYPES + [np.dtype(t) for t in ("bool", "int8", "uint8", "int16",
+                                                     "int32", "uint32", "int64", "uint64")]
+WEAK = [0.5, 2, True, 0.5 - 1j]
+
+
+def _operands():
+    for a, b in itertools.product(OPERAND_DTYPES + WEAK, repeat=2):
+        yield (np.ones(3, a) if isinstance(a, np.dtype) else a,
+               np.full(3, 0.5, b) if isinstance(b, np.dtype) else b)
+
+
+@pytest.mark.parametrize("g, y", list(_operands()),
+                         ids=lambda v: str(v.dtype) if isinstance(v, np.ndarray) else repr(v))
+def test_promoter_matches_its_python_twin(g, y):
+    """Function, ufunc and reference agree on the dtype and the bits, and the
+    C promoter agrees with _dtypes.result_dtype (bool and Python scalars
+    alone are strong: NumPy treats all-scalar calls that way)."""
+    expected = _expected(g, y)
+    result = sigmoid_backward(g, y)
+    assert_same(result, expected)
+    assert_same(ufunc(g, y), expected)
+    assert np.asarray(result).dtype == _dtypes.result_dtype(g, y)
+
+
+def test_resolve_dtypes_is_the_promotion_table():
+    f16, bf16, f32, f64, c64, c128 = ALL_DTYPES
+    table = {f16: [f16, f32, f32, f64, c64, c128], bf16: [f32, bf16, f32, f64, c64, c128],
+             f32: [f32, f32, f32, f64, c64, c128], f64: [f64, f64, f64, f64, c128, c128],
+             c64: [c64, c64, c64, c128, c64, c128],
+             c128: [c128, c128, c128, c128, c128, c128]}
+    for a, row in table.items():
+        for b, expected in zip(ALL_DTYPES, row):
+            assert ufunc.resolve_dtypes((a, b, None)) == (expected,) * 3
+    assert ufunc.resolve_dtypes((bf16, float, None)) == (bf16,) * 3   # weak
+    assert ufunc.resolve_dtypes((np.dtype(np.int8), int, None)) == (f64,) * 3
+
+
+# ---- containers: NumPy's __array_ufunc__ protocol -------------------------------------
+
+def _data(shape=(2, 3)):
+    return RNG.standard_normal(shape), RNG.random(shape)
+
+
+@pytest.mark.parametrize("call", CALLERS.values(), ids=CALLERS.keys())
+def test_xarray_keeps_dims_and_coords(call):
+    xr = pytest.importorskip("xarray")
+    g, y = _data()
+    coords = {"a": [10, 20], "b": ["x", "y", "z"]}
+    xg = xr.DataArray(g, dims=("a", "b"), coords=coords, name="g")
+    result = call(xg, xr.DataArray(y, dims=("a", "b"), coords=coords))
+    assert isinstance(result, xr.DataArray)
+    assert result.dims == ("a", "b") and list(result.coords["b"].values) == coords["b"]
+    assert_same(result.values, sigmoid_backward(g, y))
+
+
+@pytest.mark.parametrize("call", CALLERS.values(), ids=CALLERS.keys())
+def test_xarray_backed_by_dask_stays_lazy(call):
+    xr = pytest.importorskip("xarray")
+    da = pytest.importorskip("dask.array")
+    g, y = _data((4, 6))
+    xg = xr.DataArray(da.from_array(g, chunks=2), dims=("a", "b"))
+    result = call(xg, 0.5)
+    assert isinstance(result, xr.DataArray) and isinstance(result.data, da.Array)
+    assert_same(result.compute().values, sigmoid_backward(g, 0.5))
+
+
+@pytest.mark.parametrize("call", CALLERS.values(), ids=CALLERS.keys())
+def test_pandas_series_keep_their_index_and_align_by_label(call):
+    pd = pytest.importorskip("pandas")
+    g = pd.Series([1.0, 2.0, 3.0], index=["a", "b", "c"])
+    y = pd.Series([0.1, 0.25, 0.5], index=["c", "b", "a"])
+    result = call(g, y)
+    assert isinstance(result, pd.Series) and list(result.index) == ["a", "b", "c"]
+    aligned = y.reindex(g.index).to_numpy()
+    assert_same(result.to_numpy(), sigmoid_backward(g.to_numpy(), aligned))
+
+
+@pytest.mark.parametrize("call", CALLERS.values(), ids=CALLERS.keys())
+def test_masked_arrays_keep_their_mask(call):
+    g = np.ma.array([1.0, 2.0, 3.0, 4.0], mask=[0, 1, 0, 0])
+    y = np.ma.array([0.5, 0.5, 0.25, 0.75], mask=[0, 0, 0, 1])
+    result = call(g, y)
+    assert isinstance(result, np.ma.MaskedArray)
+    assert result.mask.tolist() == [False, True, False, True]
+    assert_same(result.data, sigmoid_backward(g.data, y.data))   # what np.multiply does
+
+
+@pytest.mark.parametrize("call", CALLERS.values(), ids=CALLERS.keys())
+def test_dask_arrays_stay_lazy(call):
+    da = pytest.importorskip("dask.array")
+    g, y = _data((6, 4))
+    result = call(da.from_array(g, chunks=3), y)
+    assert isinstance(result, da.Array)
+    assert_same(result.compute(scheduler="sync"), sigmoid_backward(g, y))
+
+
+class Sub(np.ndarray):
+    pass
+
+
+@pytest.mark.parametrize("call", CALLERS.values(), ids=CALLERS.keys())
+def test_subclasses_keep_their_class(call):
+    g, y = _data()
+    result = call(g.view(Sub), y)
+    assert type(result) is Sub
+    assert_same(result.view(np.ndarray), sigmoid_backward(g, y))
+
+
+@pytest.mark.parametrize("call", CALLERS.values(), ids=CALLERS.keys())
+def test_custom_overrides_are_honoured(call):
+    class Override:
+        def __array_ufunc__(self, uf, method, *inputs, **kwargs):
+            return ("handled", uf.__name__, method, len(inputs), sorted(kwargs))
+
+    assert call(Override(), 1.0) == ("handled", "sigmoid_backward", "__call__", 2, [])
+    assert call(np.ones(2), Override(), out=None) == \
+        ("handled", "sigmoid_backward", "__call__", 2, [])
+
+    class Refuses:
+        __array_ufunc__ = None
+
+    with pytest.raises(TypeError, match="does not support ufuncs"):
+        call(np.ones(2), Refuses())
+
+
+# ---- shapes --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("ndim", [33, 64])
+def test_more_than_32_dimensions_on_every_path(ndim):
+    shape = (1,) * (ndim - 2) + (3, 4)
+    g = random_array(RNG, shape, np.float32)
+    y = random_array(RNG, shape, np.float32)
+    expected = _expected(g, y)
+    for call in CALLERS.values():
+        assert_same(call(g, y), expected)                             # contiguous
+        assert_same(call(g, y[..., :1]), _expected(g, y[..., :1]))    # broadcast
+        assert_same(call(g, y.astype(np.float64)),                    # cast
+                    _expected(g, y.astype(np.float64)))
+        out = np.empty(shape[:-1] + (8,), np.float32)[..., ::2]       # strided out
+        call(g, y, out=out)
+        assert_same(out, expected)
+
+
+# ---- inner loop layouts ----------------------------------------------------------------
+
+@pytest.fixture
+def every_isa():
+    yield _kernels.available_isas()
+    _kernels.use_isa(None)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_strided_and_broadcast_inner_loops_on_every_isa(dtype, every_isa):
+    """Gathered blocks (strides of 0, +-1, +-3 elements) around the block
+    size, a strided out, one and two threads: the bits of the contiguous
+    loop."""
+    block = _kernels.thresholds()["block_bytes"] // dtype.itemsize
+    n = 2 * block + 37
+    g3 = random_array(RNG, 3 * n, dtype)
+    y3 = random_array(RNG, 3 * n, dtype)
+    for isa in every_isa:
+        _kernels.use_isa(isa)
+        for g, y in [(g3[::3], y3[:n]), (g3[:n], y3[::-3]), (g3[:n], y3[:1]),
+                     (g3[5:6], y3[::3]), (g3[::-3], y3[:1])]:
+            g_b, y_b = np.broadcast_arrays(g, y)
+            expected = _expected(g_b.copy(), y_b.copy())
+            for m in (1, block - 1, block, block + 1, n):
+                for threads in (1, 2):
+                    assert_same(sigmoid_backward(g_b[:m], y_b[:m], num_threads=threads),
+                                expected[:m], f"{isa} m={m}")
+                    out = np.zeros(3 * m, dtype)[::-3]
+                    sigmoid_backward(g_b[:m], y_b[:m], out=out, num_threads=threads)
+                    assert_same(out, expected[:m], f"{isa} strided out m={m}")
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_large_strided_calls_split_between_threads(dtype):
+    """Above the parallel threshold the strided path runs on several
+    threads; the bits never depend on the count."""
+    n = 2 * _kernels.thresholds()["parallel_min_bytes"] // dtype.itemsize + 101
+    g = random_array(RNG, 2 * n, dtype)[::2]
+    y = random_array(RNG, n, dtype)
+    expected = _expected(g, y)
+    for threads in (1, 2, 3):
+        assert_same(sigmoid_backward(g, y, num_threads=threads), expected)
+        assert_same(sigmoid_backward(g, y[:1], num_threads=threads), _expected(g, y[:1]))
+
+
+# ---- threads -----------------------------------------------------------------------------
+
+def test_num_threads_is_restored_after_the_call():
+    g = np.ones(4, np.float32)
+    assert _kernels.current_call_threads() == 0
+    sigmoid_backward(g, g[:1], num_threads=2)
+    assert _kernels.current_call_threads() == 0
+    with pytest.raises(ValueError):
+        sigmoid_backward(np.ones(3), np.ones(4), num_threads=2)
+    assert _kernels.current_call_threads() == 0
+
+
+# ---- floating-point errors ------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_floating_point_errors_are_values_not_warnings(dtype):
+    """np.errstate has no effect on the computation (overflow gives inf,
+    inf * 0 gives NaN), on every path and thread count."""
+    big = np.finfo(np.float64).max if dtype.itemsize >= 8 else 3e38
+    with np.errstate(over="ignore"):  # 3e38 is inf in float16: fine
+        g = np.array([big, np.inf, 1.0] * 50_000).astype(dtype)
+        y = np.array([-3.0, 0.0, 0.5] * 50_000).astype(dtype)
+    g2, y2 = np.repeat(g, 2)[::2], np.repeat(y, 2)[::2]   # the same values, strided
+    with np.errstate(all="raise"):
+        for threads in (1, 2):
+            for call in (lambda: sigmoid_backward(g, y, num_threads=threads),
+                         lambda: ufunc(g, y),
+                         lambda: sigmoid_backward(g2, y2, num_threads=threads)):
+                result = call()
+                assert np.isinf(result[0]) and np.isnan(result[1])
+
+
+def test_numpys_own_cast_errors_still_follow_errstate():
+    """The kernels restore the flags they found, so a NumPy cast in the same
+    call still reports its overflow, as it does for np.multiply."""
+    g = np.array([1e300, 1.0])
+    with np.errstate(over="raise"):
+        with pytest.raises(FloatingPointError, match="overflow"):
+            np.multiply(g, 0.5, dtype=np.float32)
+        with pytest.raises(FloatingPointError, match="overflow"):
+            sigmoid_backward(g, 0.5, dtype=np.float32)
+    with np.errstate(over="ignore"):
+        assert np.isinf(sigmoid_backward(g, 0.5, dtype=np.float32)[0])
