@@ -376,9 +376,10 @@ def test_buffer_export_raises():
 
 
 def test_python_scalars_that_do_not_fit():
-    with pytest.raises(TypeError, match=r"input 1 from dtype\('complex64'\) to "
-                                        r"dtype\('float32'\) with casting rule 'same_kind'"):
-        sb(np.ones(2, np.float32), 1 - 2j, dtype=np.float32)
+    # NumPy's own TypeError, whose words depend on its version.
+    for fn in (sb, np.multiply):
+        with pytest.raises(TypeError, match="complex"):
+            fn(np.ones(2, np.float32), 1 - 2j, dtype=np.float32)
     with pytest.raises(OverflowError, match="^grad_output: the Python int does not fit in float64"):
         sb(10**400, np.ones(2))
     # Within float64's range but not float16's: NEP 50 casts it, to inf, as NumPy does.
