@@ -11,7 +11,7 @@ from ._openmp import ENABLED as OPENMP_ENABLED
 from ._threads import get_num_threads, set_num_threads
 from . import reference
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = [
     "sigmoid_backward",
