@@ -151,7 +151,7 @@ def test_check():
 
 def test_soc_default_and_selection(monkeypatch):
     assert aclrtGetSocName() == "Ascend910B"
-    for name in ("Ascend910", "Ascend310P", "Ascend910_93", "Ascend910B"):
+    for name in ("Ascend910", "Ascend310P", "Ascend910_93", "Ascend950", "Ascend910B"):
         set_soc_version(name)
         assert aclrtGetSocName() == name
     monkeypatch.setenv("SIGMOID_BACKWARD_SOC_VERSION", "Ascend310P")

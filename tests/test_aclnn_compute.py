@@ -57,7 +57,8 @@ def test_every_dtype_triple(g_type, y_type, gi_type):
 
 
 @pytest.mark.parametrize("soc, bf16", [("Ascend910", False), ("Ascend310P", False),
-                                       ("Ascend910B", True), ("Ascend910_93", True)])
+                                       ("Ascend910B", True), ("Ascend910_93", True),
+                                       ("Ascend950", True)])
 @pytest.mark.parametrize("g_type", SIX, ids=lambda t: t.name)
 def test_bf16_gating_per_soc(soc, bf16, g_type):
     aclnn.set_soc_version(soc)
