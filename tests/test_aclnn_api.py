@@ -34,7 +34,7 @@ def test_c_names_exported(name):
     assert callable(getattr(aclnn, name)) and name in aclnn.__all__
 
 
-# SPEC.md's tables, literally.
+# docs/semantics.md's tables, literally.
 STATUS = {"ACLNN_SUCCESS": 0, "ACLNN_ERR_PARAM_NULLPTR": 161001,
           "ACLNN_ERR_PARAM_INVALID": 161002, "ACLNN_ERR_RUNTIME_ERROR": 361001,
           "ACLNN_ERR_INNER": 561000, "ACLNN_ERR_INNER_INFERSHAPE_ERROR": 561001,

@@ -1,4 +1,5 @@
-"""Phase 1's checks: one test per row of SPEC.md's status table, in order.
+"""Phase 1's checks: one test per row of the status table in
+docs/semantics.md, in order.
 
 Each failure returns (status, 0, None) and leaves a message naming the check,
 the tensor, its dtype and its shape.
