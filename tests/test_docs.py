@@ -63,7 +63,7 @@ def _table(heading):
     table = {}
     for row in re.findall(r"^\|(.*)\|$", section, re.M):
         cells = [c.strip().strip("`") for c in row.split("|")]
-        for name, value in zip(cells, cells[1:]):
+        for name, value in zip(cells, cells[1:], strict=False):  # neighbours
             if re.fullmatch(r"[A-Z][A-Z0-9_]+", name) and re.fullmatch(r"-?\d+", value):
                 table[name] = int(value)
     return table
