@@ -34,7 +34,7 @@ def test_c_names_exported(name):
     assert callable(getattr(aclnn, name)) and name in aclnn.__all__
 
 
-# SPEC.md's tables, literally.
+# docs/semantics.md's tables, literally.
 STATUS = {"ACLNN_SUCCESS": 0, "ACLNN_ERR_PARAM_NULLPTR": 161001,
           "ACLNN_ERR_PARAM_INVALID": 161002, "ACLNN_ERR_RUNTIME_ERROR": 361001,
           "ACLNN_ERR_INNER": 561000, "ACLNN_ERR_INNER_INFERSHAPE_ERROR": 561001,
@@ -151,7 +151,7 @@ def test_check():
 
 def test_soc_default_and_selection(monkeypatch):
     assert aclrtGetSocName() == "Ascend910B"
-    for name in ("Ascend910", "Ascend310P", "Ascend910_93", "Ascend910B"):
+    for name in ("Ascend910", "Ascend310P", "Ascend910_93", "Ascend950", "Ascend910B"):
         set_soc_version(name)
         assert aclrtGetSocName() == name
     monkeypatch.setenv("SIGMOID_BACKWARD_SOC_VERSION", "Ascend310P")

@@ -43,7 +43,7 @@ def check_call(g_type, y_type, gi_type, g_dims, y_dims, rng, **layout):
 @pytest.mark.parametrize("y_type", SIX, ids=lambda t: t.name)
 @pytest.mark.parametrize("g_type", SIX, ids=lambda t: t.name)
 def test_every_dtype_triple(g_type, y_type, gi_type):
-    """All 216 triples: success exactly when SPEC.md's promotion casts to
+    """All 216 triples: success exactly when the promotion (docs/semantics.md) casts to
     gradInput's dtype, and then the reference's values."""
     rng = np.random.default_rng([g_type, y_type, gi_type])
     if castable(promote(g_type, y_type), gi_type):
@@ -57,7 +57,8 @@ def test_every_dtype_triple(g_type, y_type, gi_type):
 
 
 @pytest.mark.parametrize("soc, bf16", [("Ascend910", False), ("Ascend310P", False),
-                                       ("Ascend910B", True), ("Ascend910_93", True)])
+                                       ("Ascend910B", True), ("Ascend910_93", True),
+                                       ("Ascend950", True)])
 @pytest.mark.parametrize("g_type", SIX, ids=lambda t: t.name)
 def test_bf16_gating_per_soc(soc, bf16, g_type):
     aclnn.set_soc_version(soc)
@@ -74,13 +75,13 @@ def test_bf16_gating_per_soc(soc, bf16, g_type):
 
 @pytest.mark.parametrize("soc", ["Ascend910", "Ascend310P"])
 def test_bf16_output_and_grad_input_pass_without_bf16(soc):
-    """SPEC.md: the implementation gates BF16 on gradOutput only."""
+    """docs/semantics.md: the operator gates BF16 on gradOutput only."""
     aclnn.set_soc_version(soc)
     check_call(ACL_FLOAT, ACL_BF16, ACL_BF16, [6], [6], np.random.default_rng(1))
 
 
 def test_broadcast_spec_example():
-    """SPEC.md: [1,4,1,1] with [1,1,4,4] into [1,4,4,4]."""
+    """docs/semantics.md: [1,4,1,1] with [1,1,4,4] into [1,4,4,4]."""
     size, _ = check_call(ACL_FLOAT, ACL_FLOAT, ACL_FLOAT, [1, 4, 1, 1], [1, 1, 4, 4],
                          np.random.default_rng(2))
     assert size > 0
@@ -95,7 +96,7 @@ def test_broadcast_shapes(g_dims, y_dims):
 @pytest.mark.parametrize("gi_type", [ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16],
                          ids=lambda t: t.name)
 def test_float_with_float16(gi_type):
-    """SPEC.md: a FLOAT with FLOAT16 pair succeeds (computed in float32)."""
+    """docs/semantics.md: a FLOAT with FLOAT16 pair succeeds (computed in float32)."""
     rng = np.random.default_rng(4)
     check_call(ACL_FLOAT, ACL_FLOAT16, gi_type, [8], [8], rng)
     check_call(ACL_FLOAT16, ACL_FLOAT, gi_type, [8], [8], rng)

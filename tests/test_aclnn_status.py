@@ -1,4 +1,5 @@
-"""Phase 1's checks: one test per row of SPEC.md's status table, in order.
+"""Phase 1's checks: one test per row of the status table in
+docs/semantics.md, in order.
 
 Each failure returns (status, 0, None) and leaves a message naming the check,
 the tensor, its dtype and its shape.
@@ -77,6 +78,17 @@ def test_row2_bf16_grad_output_without_bf16(soc):
     aclnn.set_soc_version(soc)
     args = three(types=(ACL_BF16, ACL_BF16, ACL_BF16))
     phase1_fails(args, ACLNN_ERR_PARAM_INVALID, "check 2", "gradOutput", "ACL_BF16", soc)
+
+
+@pytest.mark.parametrize("soc", ["Ascend910B", "Ascend910_93", "Ascend950"])
+def test_row2_bf16_grad_output_with_bf16(soc):
+    """The products with BF16, the Ascend 950 family (regbase) included,
+    take a BF16 gradOutput: phase 1 succeeds and plans no workspace."""
+    aclnn.set_soc_version(soc)
+    args = [make([2, 2], ACL_BF16)[0] for _ in range(3)]
+    status, size, executor = aclnnSigmoidBackwardGetWorkspaceSize(*args)
+    assert (status, size) == (ACLNN_SUCCESS, 0) and executor is not None
+    assert aclGetRecentErrMsg() == ""
 
 
 def test_row2_order_of_tensors():

@@ -14,7 +14,7 @@ from ._threads import get_num_threads, set_num_threads
 from ._ufunc import ufunc
 from . import reference
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = [
     "sigmoid_backward",

@@ -18,7 +18,8 @@ Python sequences carry their lengths, so the ``*Num`` arguments are gone::
 The arithmetic is the core library's kernels (``sigmoid_backward._kernels``)
 and its dtype rules (``sigmoid_backward._dtypes``); this package only checks,
 plans and schedules.  See ``example.py`` for the operator document's calling
-example.
+example, docs/aclnn.md for the reference and docs/semantics.md for the
+operator's checks and statuses.
 """
 from ._constants import aclDataType, aclFormat, aclnnStatus
 from ._errors import AclnnError, aclGetRecentErrMsg, check
@@ -30,6 +31,8 @@ from ._stream import aclrtCreateStream, aclrtDestroyStream, aclrtStream, aclrtSy
 from ._tensor import aclCreateTensor, aclDestroyTensor, aclTensor, tensor_from_array
 
 # As in C, every constant is also a module-level name: aclnn.ACL_FLOAT.
+# Type checkers cannot follow this; __init__.pyi declares them (its constant
+# section is generated from the enums by tests/test_aclnn_stub.py).
 globals().update(aclnnStatus.__members__)
 globals().update(aclDataType.__members__)
 globals().update(aclFormat.__members__)

@@ -1,4 +1,5 @@
-"""CANN's constants: aclnnStatus codes, aclDataType and aclFormat (SPEC.md).
+"""CANN's constants: aclnnStatus codes, aclDataType and aclFormat
+(docs/semantics.md, "Value tables").
 
 The values are CANN's own, so that status codes compare equal to the ones
 NPU code and golden tests expect.  The enums are IntEnums: every function

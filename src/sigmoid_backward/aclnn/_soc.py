@@ -1,10 +1,13 @@
 """Which Ascend product (SoC) the API behaves as: it decides BF16 support.
 
-SPEC.md: the Atlas training and inference series (Ascend910, Ascend310P)
-have no BF16; Atlas A2 and A3 (Ascend910B, Ascend910_93) do.  The default is
-Ascend910B, which supports all six dtypes.  :func:`set_soc_version` wins over
-the environment variable ``SIGMOID_BACKWARD_SOC_VERSION``, which is read at
-each use so that a process (or a test) can change it.
+As in the operator (docs/semantics.md, "SoC and BF16"): the Atlas training
+and inference series (Ascend910, Ascend310P) have no BF16; Atlas A2 and A3
+(Ascend910B, Ascend910_93) do, and so does the Ascend 950 family (Ascend
+950PR / 950DT, SoC name Ascend950), the "regbase" architecture the
+operator's newer source accepts BF16 on.  The default is Ascend910B, which
+supports all six dtypes.  :func:`set_soc_version` wins over the environment
+variable ``SIGMOID_BACKWARD_SOC_VERSION``, which is read at each use so that
+a process (or a test) can change it.
 """
 import os
 import threading
@@ -20,6 +23,7 @@ SOCS = {
     "Ascend310P": False,
     "Ascend910B": True,
     "Ascend910_93": True,
+    "Ascend950": True,     # Ascend 950PR / 950DT
 }
 
 _lock = threading.Lock()
@@ -34,6 +38,9 @@ def _unknown(name, source):
 def set_soc_version(name):
     """Behave as the product ``name`` from now on; ``None`` restores the
     default (``SIGMOID_BACKWARD_SOC_VERSION``, else "Ascend910B").
+
+    Known names: "Ascend910" and "Ascend310P" (no BF16), "Ascend910B",
+    "Ascend910_93" and "Ascend950" (BF16).
 
     Raises
     ------
