@@ -142,8 +142,9 @@ def aclnnSigmoidBackwardGetWorkspaceSize(gradOutput, output, gradInput):
                            f"supported are {_SUPPORTED_NAMES}")
         if (name == "gradOutput" and t.data_type == aclDataType.ACL_BF16
                 and not _soc.supports_bf16(soc)):
+            with_bf16 = ", ".join(n for n, bf16 in _soc.SOCS.items() if bf16)
             return invalid("2 (dtype)", f"{_describe(name, t)}: SoC {soc} does not support "
-                           f"ACL_BF16 (Ascend910B and Ascend910_93 do)")
+                           f"ACL_BF16 ({with_bf16} do)")
 
     # 3. at most 8 dims on the inputs.
     for name, t in named[:2]:
