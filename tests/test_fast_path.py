@@ -124,7 +124,7 @@ def test_threads_are_checked_on_the_fast_path():
 
 
 def test_large_call_with_default_threads():
-    n = 2 * _kernels.thresholds()["parallel_min_bytes"] // 4 + 5
+    n = 2 * _kernels.thresholds()["parallel_share_bytes"] // 4 + 5
     g, y = _inputs((n,))
     _assert_equal(_direct(g, y), _expected(g, y))
 

@@ -11,7 +11,8 @@ DTYPES = [np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), np.dtype(np.float3
           np.dtype(np.float64), np.dtype(np.complex64), np.dtype(np.complex128)]
 LIMITS = _kernels.thresholds()
 STREAM_BLOCK = LIMITS["block_bytes"]
-PARALLEL_MIN = LIMITS["parallel_min_bytes"]
+# Two threads run from two shares of output on.
+PARALLEL_MIN = 2 * LIMITS["parallel_share_bytes"]
 
 
 def _values(rng, n, dtype):
@@ -60,9 +61,9 @@ def assert_same_bits(actual, expected, msg=""):
 
 @pytest.fixture
 def restore_kernel_settings():
-    old = _kernels.nt_min_bytes()
+    old = _kernels.thresholds()
     yield
-    _kernels.nt_min_bytes(old)
+    _kernels.set_thresholds(old["parallel_share_bytes"], old["nt_min_bytes"])
     _kernels.use_isa(None)
 
 
@@ -98,7 +99,7 @@ def test_streaming_stores_match_ordinary_stores(dtype, restore_kernel_settings):
             gu, yu = _unaligned(g[:n], offset), _unaligned(y[:n], offset)
             results = []
             for threshold in (0, 1 << 62):
-                _kernels.nt_min_bytes(threshold)
+                _kernels.set_thresholds(nt_min_bytes=threshold)
                 for threads in (1, 2):
                     out = _unaligned(np.zeros(n, dtype), offset)
                     sigmoid_backward(gu, yu, out=out, num_threads=threads)
@@ -118,7 +119,7 @@ def test_inputs_and_out_at_different_offsets(dtype, restore_kernel_settings):
     for offsets in [(0, step, 0), (0, 0, step), (step, 0, 3 * step), (1, 2, 3)]:
         gu, yu = _unaligned(g, offsets[0]), _unaligned(y, offsets[1])
         for threshold in (0, 1 << 62):
-            _kernels.nt_min_bytes(threshold)
+            _kernels.set_thresholds(nt_min_bytes=threshold)
             for threads in (1, 2):
                 out = _unaligned(np.zeros(n, dtype), offsets[2])
                 sigmoid_backward(gu, yu, out=out, num_threads=threads)
@@ -128,7 +129,7 @@ def test_inputs_and_out_at_different_offsets(dtype, restore_kernel_settings):
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_streaming_stores_in_place(dtype, restore_kernel_settings):
     """out may be an input itself; streaming must not change that."""
-    _kernels.nt_min_bytes(0)
+    _kernels.set_thresholds(nt_min_bytes=0)
     g, y = _inputs(3000, dtype, seed=3)
     expected = _expected(g, y)
     g1, y1 = g.copy(), y.copy()
@@ -140,14 +141,14 @@ def test_streaming_stores_in_place(dtype, restore_kernel_settings):
 
 
 def test_streaming_stores_around_the_default_threshold():
-    """The default threshold, crossed for real: each thread streams its part
+    """The default threshold, crossed for real: a call streams its output
     from nt_min_bytes on; float32 just below and above it, 1 and 2
     threads, an unaligned start."""
-    per_thread = LIMITS["nt_min_bytes"] // 4
-    g, y = _inputs(2 * per_thread + 200, np.dtype(np.float32), seed=4)
+    n_min = LIMITS["nt_min_bytes"] // 4
+    g, y = _inputs(n_min + 200, np.dtype(np.float32), seed=4)
     expected = _expected(g, y)
     for threads in (1, 2):
-        for n in (threads * per_thread - 1, threads * per_thread + 130):
+        for n in (n_min - 1, n_min + 130):
             out = _unaligned(np.empty(n, np.float32), 1)
             sigmoid_backward(g[1:n + 1], y[1:n + 1], out=out, num_threads=threads)
             assert_same_bits(out, expected[1:n + 1], f"n={n} threads={threads}")
@@ -177,14 +178,36 @@ def test_use_isa_names_and_errors(restore_kernel_settings):
     assert _kernels.use_isa(None) == isas[-1]
 
 
-def test_nt_min_bytes_get_set(restore_kernel_settings):
-    old = _kernels.nt_min_bytes()
-    assert old == LIMITS["nt_min_bytes"] > 0
-    assert _kernels.nt_min_bytes(123) == old
-    assert _kernels.nt_min_bytes() == 123
+def test_thresholds_get_set(restore_kernel_settings):
+    old = _kernels.thresholds()
+    assert old == LIMITS and old["nt_min_bytes"] > 0 and old["parallel_share_bytes"] > 0
+    assert _kernels.set_thresholds(nt_min_bytes=123) == old
+    assert _kernels.thresholds()["nt_min_bytes"] == 123
+    assert _kernels.set_thresholds(parallel_share_bytes=4096)["nt_min_bytes"] == 123
+    assert _kernels.thresholds()["parallel_share_bytes"] == 4096
     with pytest.raises(ValueError, match=">= 0"):
-        _kernels.nt_min_bytes(-1)
-    assert _kernels.nt_min_bytes() == 123
+        _kernels.set_thresholds(nt_min_bytes=-1)
+    with pytest.raises(ValueError, match=">= 1"):
+        _kernels.set_thresholds(parallel_share_bytes=0)
+    assert _kernels.thresholds()["nt_min_bytes"] == 123
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_overriding_the_thresholds_changes_no_bits(dtype, restore_kernel_settings):
+    """Tiny shares (every call split between threads), no or every output
+    non-temporal: the same bits as the derived thresholds give."""
+    g, y = _inputs(20_000 + 13, dtype, seed=8)
+    expected = _expected(g, y)
+    out = np.empty_like(g)
+    for share, nt_min in [(1, 0), (64, 1 << 62), (4096, 0), (1 << 40, 1 << 62)]:
+        _kernels.set_thresholds(parallel_share_bytes=share, nt_min_bytes=nt_min)
+        for threads in (1, 2, 3):
+            assert_same_bits(sigmoid_backward(g, y, num_threads=threads), expected,
+                             f"share={share} nt_min={nt_min} threads={threads}")
+            assert_same_bits(sigmoid_backward(g[::-1], y[::-1], num_threads=threads),
+                             expected[::-1].copy(), f"strided share={share}")
+            sigmoid_backward(g, y, out=out, num_threads=threads)
+            assert_same_bits(out, expected, f"out= share={share} nt_min={nt_min}")
 
 
 @pytest.mark.parametrize("isa", _kernels.available_isas())

@@ -303,7 +303,7 @@ def test_strided_and_broadcast_inner_loops_on_every_isa(dtype, every_isa):
 def test_large_strided_calls_split_between_threads(dtype):
     """Above the parallel threshold the strided path runs on several
     threads; the bits never depend on the count."""
-    n = 2 * _kernels.thresholds()["parallel_min_bytes"] // dtype.itemsize + 101
+    n = 2 * _kernels.thresholds()["parallel_share_bytes"] // dtype.itemsize + 101
     g = random_array(RNG, 2 * n, dtype)[::2]
     y = random_array(RNG, n, dtype)
     expected = _expected(g, y)

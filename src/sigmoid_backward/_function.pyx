@@ -31,11 +31,6 @@ from ._ufunc import ufunc as _ufunc
 
 cnp.import_array()
 
-cdef enum:
-    # Below this many bytes of output the thread policy cannot matter (one
-    # thread runs whatever the count), so the fast path does not consult it.
-    PARALLEL_MIN_BYTES = 1 << 17
-
 _PYTHON_SCALARS = (float, int, complex, bool)
 
 
@@ -62,7 +57,7 @@ cpdef object fast_path(object grad_output, object output, object out, int reques
     exactly what the ufunc returns.
     """
     cdef cnp.ndarray g, y, o
-    cdef int typenum, kind, nthreads = 1
+    cdef int typenum, kind
     cdef bint c_order = True
     cdef Py_ssize_t size
     if type(grad_output) is not np.ndarray or type(output) is not np.ndarray:
@@ -86,14 +81,12 @@ cpdef object fast_path(object grad_output, object output, object out, int reques
         return None
     if out is None:
         o = cnp.PyArray_EMPTY(cnp.PyArray_NDIM(g), cnp.PyArray_DIMS(g), typenum, 0)
-    # The thread policy reads OpenMP's limit: skip it where it cannot matter.
-    if cnp.PyArray_NBYTES(o) >= PARALLEL_MIN_BYTES:
-        nthreads = threads_for(requested)
     size = cnp.PyArray_ITEMSIZE(o)
     with nogil:
         compute(<Kind>kind, <const char*>cnp.PyArray_DATA(g), size,
                 <const char*>cnp.PyArray_DATA(y), size,
-                <char*>cnp.PyArray_DATA(o), size, cnp.PyArray_SIZE(o), nthreads)
+                <char*>cnp.PyArray_DATA(o), size, cnp.PyArray_SIZE(o),
+                threads_for(requested))
     if out is None and cnp.PyArray_NDIM(o) == 0:
         return o[()]   # a NumPy scalar, as the ufunc returns
     return o

@@ -28,6 +28,8 @@ from sigmoid_backward._nontemporal cimport SB_LINE, sb_nt_fence, sb_line_misalig
 import numpy as np
 import ml_dtypes
 
+from sigmoid_backward import _thresholds
+
 cnp.import_array()
 
 cdef extern from "_threads.h" nogil:
@@ -58,10 +60,10 @@ ctypedef fused elem_t:
     complex128_t
     uint16_t
 
+cdef extern from "_cpu.h":
+    int SB_X86_DISPATCH
+
 cdef enum:
-    # Below this many bytes per operand one thread is faster than two: the
-    # cost of waking the OpenMP team exceeds the work (benchmarks/NOTES.md).
-    PARALLEL_MIN_BYTES = 1 << 17
     # Each thread's share is a multiple of 64 elements, so shares meet on a
     # cache line of out whenever out starts on one (NumPy's large arrays do).
     PART_ALIGN = 64
@@ -69,17 +71,18 @@ cdef enum:
     # enough that loads and non-temporal stores keep overlapping,
     # benchmarks/NOTES.md) and of each gathered strided operand.
     BLOCK = 128
-    # Each thread writes its part of out with non-temporal stores when the
-    # part has this many bytes: smaller outputs stay in cache from call to
-    # call, and their readers find them there (benchmarks/NOTES.md).
-    # nt_min_bytes() changes it.
-    NT_MIN_BYTES = 1 << 22
 
 ENABLED = bool(sb_openmp_enabled())
+# Whether the build has non-temporal stores (x86-64 with GCC or clang).
+NONTEMPORAL = bool(SB_X86_DISPATCH)
 
 cdef int _FLOAT16_NUM = np.dtype(np.float16).num
 cdef int _BFLOAT16_NUM = np.dtype(ml_dtypes.bfloat16).num
-cdef Py_ssize_t _nt_min_bytes = NT_MIN_BYTES
+# Derived from the CPU's caches (_thresholds.py); set_thresholds changes them.
+cdef Py_ssize_t _parallel_share
+cdef Py_ssize_t _nt_min_bytes
+_parallel_share, _nt_min_bytes = _thresholds.derive(_thresholds.cache_sizes(),
+                                                    nontemporal=NONTEMPORAL)
 sb_threads_init()
 sb_select_isa(NULL)
 
@@ -202,16 +205,18 @@ cdef void _split(const elem_t* g, Py_ssize_t gs,
                  const elem_t* y, Py_ssize_t ys,
                  elem_t* out, Py_ssize_t os,
                  Py_ssize_t n, int nthreads, bint bf16) noexcept nogil:
-    """Split [0, n) into one contiguous part per thread."""
+    """Split [0, n) into one contiguous part per thread, each thread's
+    share at least _parallel_share bytes of out (_thresholds.py)."""
     cdef Py_ssize_t part, t, start, stop
     cdef Py_ssize_t size = sizeof(elem_t)
     cdef Py_ssize_t nbytes = n * size
     cdef bint contiguous = gs == size and ys == size and os == size
-    if nbytes < PARALLEL_MIN_BYTES or os == 0:
-        # os == 0: every element lands on one (NumPy allows such an out; the
-        # last element's result wins, as it does in NumPy, only serially).
+    cdef bint nt = contiguous and nbytes >= _nt_min_bytes
+    nthreads = <int>min(<Py_ssize_t>nthreads, nbytes // _parallel_share)
+    if os == 0:
+        # Every element lands on one (NumPy allows such an out): the last
+        # element's result wins, as in NumPy, only when run serially.
         nthreads = 1
-    cdef bint nt = contiguous and nbytes // nthreads >= _nt_min_bytes
     if nthreads <= 1:
         if contiguous:
             _contiguous_share(g, y, out, n, bf16, nt)
@@ -385,27 +390,27 @@ def available_isas():
 
 
 def thresholds():
-    """The kernel's size thresholds, in bytes: below ``parallel_min_bytes``
-    of output one thread runs; when each thread's part of the output has
-    ``nt_min_bytes``, it is written with non-temporal stores,
+    """The kernel's size thresholds, in bytes (_thresholds.py): each thread
+    gets at least ``parallel_share_bytes`` of the output; a call whose
+    output has ``nt_min_bytes`` writes it with non-temporal stores,
     ``block_bytes`` at a time (also the size of a gathered strided block)."""
-    return {"parallel_min_bytes": PARALLEL_MIN_BYTES,
+    return {"parallel_share_bytes": _parallel_share,
             "nt_min_bytes": _nt_min_bytes,
             "block_bytes": BLOCK * sizeof(double)}
 
 
-def nt_min_bytes(nbytes=None):
-    """Get, or set and return the old, non-temporal store threshold.
-
-    Each thread whose part of the output has at least ``nbytes`` bytes
-    writes it with non-temporal stores.  For tests and benchmarks: 0 does
-    so for every contiguous output, a huge value for none, and both must
-    give the same results.
-    """
-    global _nt_min_bytes
-    old = _nt_min_bytes
-    if nbytes is not None:
-        if nbytes < 0:
-            raise ValueError(f"nbytes must be >= 0, got {nbytes}")
-        _nt_min_bytes = nbytes
+def set_thresholds(parallel_share_bytes=None, nt_min_bytes=None):
+    """Override the thresholds (None keeps one); returns the old ones as
+    ``thresholds()`` does.  For tests and benchmarks: results never depend
+    on them.  ``nt_min_bytes=0`` streams every contiguous output."""
+    global _parallel_share, _nt_min_bytes
+    old = thresholds()
+    if parallel_share_bytes is not None and parallel_share_bytes < 1:
+        raise ValueError(f"parallel_share_bytes must be >= 1, got {parallel_share_bytes}")
+    if nt_min_bytes is not None and nt_min_bytes < 0:
+        raise ValueError(f"nt_min_bytes must be >= 0, got {nt_min_bytes}")
+    if parallel_share_bytes is not None:
+        _parallel_share = parallel_share_bytes
+    if nt_min_bytes is not None:
+        _nt_min_bytes = nt_min_bytes
     return old
