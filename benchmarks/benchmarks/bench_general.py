@@ -1,5 +1,6 @@
-"""Inputs the kernel cannot read in place, which go through the buffered
-iterator: broadcasting, strided views, byte-swapped data, mixed dtypes."""
+"""Inputs the fast path leaves to the ufunc: broadcasting, strided views,
+byte-swapped data, mixed dtypes (NumPy's iterator, then the kernel's
+strided path or its contiguous one on NumPy's cast buffers)."""
 import numpy as np
 
 from sigmoid_backward import sigmoid_backward
@@ -38,7 +39,8 @@ class Strided:
         sigmoid_backward(self.g, self.y, out=self.out, num_threads=threads)
 
     def peakmem_strided_new_array(self, dtype, n, threads):
-        # Bounded buffers: setup's peak plus the result plus a few blocks.
+        # No copies: setup's peak plus the result (the kernel gathers 1 KiB
+        # blocks on the stack).
         sigmoid_backward(self.g, self.y, num_threads=threads)
 
 

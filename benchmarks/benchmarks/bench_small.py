@@ -2,7 +2,7 @@
 on the same arrays."""
 import numpy as np
 
-from sigmoid_backward import sigmoid_backward
+from sigmoid_backward import _small_calls, sigmoid_backward
 
 from .common import THREADS, assert_contiguous, inputs
 
@@ -35,3 +35,21 @@ class Small:
     def time_np_add_reference(self, dtype, n, threads):
         # Reference: the simplest ufunc call, the floor for per-call cost.
         np.add(self.g, self.y, out=self.out)
+
+
+class OffFastPath:
+    """Calls that NumPy's ufunc machinery serves (a Python scalar, strides,
+    a cast, broadcasting), each beside the NumPy expression on the same
+    inputs (sigmoid_backward/_small_calls.py, shared with the bench
+    command).  The goal: ours takes at most the expression's time."""
+    params = [list(_small_calls.cases(1)), [1_000]]
+    param_names = ["case", "n"]
+
+    def setup(self, case, n):
+        self.ours, self.numpy = _small_calls.cases(n)[case]
+
+    def time_sigmoid_backward(self, case, n):
+        self.ours()
+
+    def time_numpy_expression(self, case, n):
+        self.numpy()
