@@ -46,8 +46,10 @@ PRELUDE = textwrap.dedent("""
     assert out.tolist() == [0.0, -2.0, -6.0, -12.0], out
 
     def use_in_child():
+        import time
         seen = {}
         executor, out = phase1([1, 2, 3, 4])
+        start = time.monotonic()
         seen["launch"] = int(aclnnSigmoidBackward(None, 0, executor, stream))
         seen["launch_msg"] = aclGetRecentErrMsg()
         seen["sync"] = int(aclrtSynchronizeStream(stream))
@@ -55,6 +57,7 @@ PRELUDE = textwrap.dedent("""
         seen["destroy"] = int(aclrtDestroyStream(stream))
         seen["destroy_msg"] = aclGetRecentErrMsg()
         seen["sync_again"] = int(aclrtSynchronizeStream(stream))
+        seen["seconds"] = time.monotonic() - start
         aclGetRecentErrMsg()
         # The refused launch did not spend the executor: it runs on the
         # default stream, and a stream made in the child works.
@@ -134,5 +137,6 @@ def test_inherited_stream_fails_at_once_in_the_child(scenario):
         assert "created in another process" in message, message
         assert "aclrtCreateStream" in message, message
     assert seen["launch_msg"].startswith("aclnnSigmoidBackward: ")
+    assert seen["seconds"] < 5          # at once: no wait for a worker that is not there
     assert seen["default_stream"] == 0 and seen["out"] == [0.0, -2.0, -6.0, -12.0]
     assert seen["own_stream"] == [0, 0, 0, 0] and seen["own_out"] == [-2.0] * 4
