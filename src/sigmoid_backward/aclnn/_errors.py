@@ -1,23 +1,44 @@
 """Error reporting: per-thread messages for aclGetRecentErrMsg, and the
 Pythonic layer (:class:`AclnnError`, :func:`check`).
 
-As in CANN, messages are kept per thread and pile up until they are read:
+As in CANN, messages are kept per thread until they are read:
 :func:`aclGetRecentErrMsg` returns them newest first and clears them, and a
-successful call leaves them alone.
+successful call leaves them alone.  A thread that checks statuses but never
+reads messages must not grow without bound, so each thread keeps only its
+:data:`MAX_MESSAGES` newest messages, each cut to :data:`MAX_MESSAGE_CHARS`
+characters, and counts the older ones it dropped.
 """
+import collections
 import threading
 
 from ._constants import aclnnStatus
 
+#: How many unread messages a thread keeps (the newest ones).
+MAX_MESSAGES = 32
+#: The longest message kept, in characters (a message about a tensor with
+#: thousands of dims is cut here).
+MAX_MESSAGE_CHARS = 4096
+
 _local = threading.local()
 
 
+def _cut(message):
+    if len(message) <= MAX_MESSAGE_CHARS:
+        return message
+    cut = len(message) - MAX_MESSAGE_CHARS
+    return f"{message[:MAX_MESSAGE_CHARS]}... ({cut} more characters cut)"
+
+
 def record(message):
-    """Add ``message`` to the calling thread's recent errors."""
+    """Add ``message`` to the calling thread's recent errors (keeping the
+    :data:`MAX_MESSAGES` newest)."""
     pending = getattr(_local, "messages", None)
     if pending is None:
-        pending = _local.messages = []
-    pending.append(message)
+        pending = _local.messages = collections.deque(maxlen=MAX_MESSAGES)
+        _local.dropped = 0
+    if len(pending) == MAX_MESSAGES:
+        _local.dropped += 1
+    pending.append(_cut(str(message)))
 
 
 def fail(status, message):
@@ -33,13 +54,20 @@ def aclGetRecentErrMsg():
     -------
     str
         The messages of the failed calls made by this thread since the last
-        read, newest first, one per line; ``""`` if there were none.
+        read, newest first, one per line; ``""`` if there were none.  At most
+        :data:`MAX_MESSAGES` are kept: when older ones were dropped, a last
+        line says how many.
     """
     pending = getattr(_local, "messages", None)
     if not pending:
         return ""
-    _local.messages = []
-    return "\n".join(reversed(pending))
+    dropped = _local.dropped
+    _local.messages, _local.dropped = None, 0
+    lines = list(reversed(pending))
+    if dropped:
+        lines.append(f"({dropped} older message{'s' if dropped > 1 else ''} dropped: "
+                     f"only the {MAX_MESSAGES} newest are kept)")
+    return "\n".join(lines)
 
 
 class AclnnError(RuntimeError):

@@ -36,7 +36,7 @@ from ._constants import (ACL_OF_COMPUTE_DTYPE, COMPUTE_DTYPES, INT64_MAX, aclDat
                          aclnnStatus)
 from ._errors import fail
 from ._plan import Plan
-from ._stream import aclrtStream
+from ._stream import aclrtStream, launch_failure
 from ._tensor import aclTensor
 
 MAX_DIMS = 8
@@ -240,7 +240,9 @@ def aclnnSigmoidBackward(workspace, workspace_size, executor, stream):
         ACLNN_ERR_PARAM_INVALID for a spent or destroyed executor, a bad
         stream, or a workspace that is missing, read-only, too small or
         overlapping a tensor (nothing is written, and the executor stays
-        usable); ACLNN_ERR_RUNTIME_ERROR if the computation failed.
+        usable); ACLNN_ERR_RUNTIME_ERROR if the computation failed, or for
+        a stream created in another process (before a fork(); the executor
+        stays usable).
     """
     def invalid(message):
         return fail(aclnnStatus.ACLNN_ERR_PARAM_INVALID, f"{_PHASE2}: {message}")
@@ -275,8 +277,8 @@ def aclnnSigmoidBackward(workspace, workspace_size, executor, stream):
         # per thread), not the stream worker's.
         run = functools.partial(_run, executor._plan, ws, _threads.resolve(None))
         if stream is not None:
-            if not stream._launch(_PHASE2, run):
-                return invalid("the stream was destroyed by aclrtDestroyStream")
+            if not stream._launch(_PHASE2, run):  # destroyed, or made before a fork()
+                return launch_failure(stream, _PHASE2)
             _spend(executor)
             return aclnnStatus.ACLNN_SUCCESS
         _spend(executor)
