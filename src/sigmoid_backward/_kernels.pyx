@@ -11,7 +11,9 @@ CPU has):
   (_nontemporal.h), which saves reading out's old contents from memory;
 - strided operands (a broadcast one has stride 0) are gathered into small
   contiguous blocks, computed by the same loop and scattered to out, so
-  every layout gives the same bits as the contiguous one.
+  every layout gives the contiguous one's values, bit for bit (a NaN result
+  is a NaN; its sign and payload may depend on whether a vector body or a
+  scalar tail computed it).
 
 C callers (_kernels.pxd): the ufunc's inner loop and the function's fast
 path.  Python callers: :func:`compute_into` (the aclnn plan), and the
@@ -368,7 +370,8 @@ def use_isa(isa=None):
 
     Returns the name now in use.  Raises ValueError when the CPU (or the
     build, off x86-64) cannot run ``isa``.  For tests and benchmarks: every
-    ISA must give the same bits.
+    ISA must give the same values, bit for bit (a NaN result's sign and
+    payload may differ).
     """
     cdef bytes name
     cdef const char* chosen
