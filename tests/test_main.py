@@ -15,3 +15,12 @@ def test_unknown_arguments_are_an_error():
     proc = subprocess.run([sys.executable, "-m", "sigmoid_backward", "--nope"],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2 and "usage" in proc.stderr
+
+
+def test_help_exits_0_and_names_the_subcommands():
+    for flag in ("-h", "--help"):
+        proc = subprocess.run([sys.executable, "-m", "sigmoid_backward", flag],
+                              capture_output=True, text=True, timeout=300)
+        assert (proc.returncode, proc.stderr) == (0, "")
+        assert proc.stdout.startswith("usage: python -m sigmoid_backward")
+        assert "bench" in proc.stdout and "golden" in proc.stdout

@@ -42,13 +42,27 @@ def _timing(n=1_000_000):
           f"({threads} thread{'s' if threads != 1 else ''})")
 
 
+USAGE = """\
+usage: python -m sigmoid_backward [-h] [{bench,golden} ...]
+
+Without arguments: the operator document's example, through the function and
+through the aclnn API, then a timing against the NumPy expression.
+
+subcommands:
+  bench     sigmoid_backward side by side with its peers (bench --help)
+  golden    golden data files for NPU kernel tests (golden --help)
+"""
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] in SUBCOMMANDS:
         return importlib.import_module(SUBCOMMANDS[argv[0]], __package__).main(argv[1:])
+    if argv in (["-h"], ["--help"]):
+        print(USAGE, end="")
+        return 0
     if argv:
-        print(f"usage: python -m sigmoid_backward [bench --help | golden --help]  "
-              f"(unknown arguments: {' '.join(argv)})", file=sys.stderr)
+        print(USAGE + f"error: unknown arguments: {' '.join(argv)}", file=sys.stderr)
         return 2
     _example()
     aclnn_example.main()
