@@ -70,12 +70,21 @@ static inline void sb_threads_set_default(int n) { sb_default_threads = n > 0 ? 
 static inline void sb_threads_set_call(int n) { sb_call_threads = n > 0 ? n : 0; }
 static inline int sb_threads_call(void) { return sb_call_threads; }
 
+/* OpenMP's limit in the calling thread, or the processors when it makes no
+ * sense: LLVM's libomp turns OMP_NUM_THREADS=garbage into a negative limit
+ * (GNU libgomp ignores it). */
+static inline int sb_threads_limit(void)
+{
+    const int limit = sb_omp_max_threads();
+    return limit >= 1 ? limit : sb_num_procs;
+}
+
 /* The default count: set_num_threads, else OpenMP's limit; 1 without
  * OpenMP or in a child forked after a parallel region. */
 static inline int sb_threads_default(void)
 {
     if (!sb_openmp_enabled() || sb_forked_after_team) return 1;
-    return sb_default_threads ? sb_default_threads : sb_omp_max_threads();
+    return sb_default_threads ? sb_default_threads : sb_threads_limit();
 }
 
 /* The count for `requested` threads (0: the caller's default): an explicit
@@ -88,7 +97,7 @@ static inline int sb_threads_for(int requested)
     if (requested > 0) {
         n = requested;
     } else {
-        const int limit = sb_omp_max_threads();
+        const int limit = sb_threads_limit();
         n = sb_threads_default();
         if (n > limit) n = limit;
     }
