@@ -1,44 +1,71 @@
-"""Shared test helpers: exact comparison and the array generator."""
-import numpy as np
+"""Shared test helpers: the dtypes, the one exact comparison, the array
+generators."""
 import ml_dtypes
+import numpy as np
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 ALL_DTYPES = [np.dtype(np.float16), BF16, np.dtype(np.float32), np.dtype(np.float64),
               np.dtype(np.complex64), np.dtype(np.complex128)]
 REAL_DTYPES = ALL_DTYPES[:4]
 
+
+# ---- comparing ----------------------------------------------------------------
+
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 def _describe(a):
-    a = np.asarray(a)
     order = "C" if a.flags.c_contiguous else "F" if a.flags.f_contiguous else "strided"
-    return f"dtype={a.dtype} shape={a.shape} order={order}"
+    return f"dtype={a.dtype} shape={a.shape} order={order} strides={a.strides}"
 
 
-def _real_parts(a):
-    a = np.asarray(a)
-    if a.dtype.kind == "c":
-        return [np.ascontiguousarray(a.real), np.ascontiguousarray(a.imag)]
-    return [np.ascontiguousarray(a)]
+def _bits_and_nans(a):
+    """``a``'s elements in C order as unsigned integers, one row per element
+    and one column per real part (two for complex), in native byte order;
+    and where those parts are NaN."""
+    native = np.array(a, dtype=a.dtype.newbyteorder("="), order="C", copy=True)
+    parts = native.reshape(-1, 1)   # 0-d, empty and 64-d arrays too
+    if parts.dtype.kind == "c":
+        parts = parts.view(np.dtype(f"f{parts.dtype.itemsize // 2}"))
+    if parts.dtype.kind in "biu":
+        nans = np.zeros(parts.shape, bool)
+    else:
+        nans = np.isnan(parts.astype(np.float64))   # bfloat16 and float16 included
+    return parts.view(_UINT[parts.dtype.itemsize]), nans
 
 
-def assert_same(actual, expected, context=""):
-    """Bit-for-bit equality; NaNs compare by position only (any payload)."""
+def assert_same(actual, expected, context="", *, nan_payloads=False):
+    """Same dtype (byte order aside: a byte-swapped ``out`` compares by value)
+    and shape, and every element bit-identical; a real or imaginary part that
+    is NaN on both sides matches whatever its sign and payload, which are not
+    specified (they differ between instruction sets, and between a vector
+    loop's body and its tail).  ``nan_payloads=True`` compares NaNs' bits too,
+    for the tests whose point is that two calls run the very same code."""
     actual_arr, expected_arr = np.asarray(actual), np.asarray(expected)
-    msg = f"{context} actual {_describe(actual_arr)} expected {_describe(expected_arr)}"
-    assert actual_arr.dtype == expected_arr.dtype, msg
-    assert actual_arr.shape == expected_arr.shape, msg
-    for a, e in zip(_real_parts(actual_arr), _real_parts(expected_arr)):
-        a_nan = np.isnan(a.astype(np.float64) if a.dtype == BF16 else a)
-        e_nan = np.isnan(e.astype(np.float64) if e.dtype == BF16 else e)
-        assert np.array_equal(a_nan, e_nan), f"NaN positions differ: {msg}"
-        bits = _UINT[a.dtype.itemsize]
-        a_bits, e_bits = a.view(bits)[~a_nan], e.view(bits)[~e_nan]
-        bad = np.flatnonzero(a_bits != e_bits)
-        assert bad.size == 0, (f"{bad.size} elements differ, first at flat index {bad[0]}: "
-                               f"{a[~a_nan][bad[0]]!r} != {e[~e_nan][bad[0]]!r}; {msg}")
+    context = f"{context}: " if context else ""
+    arrays = f"actual {_describe(actual_arr)}; expected {_describe(expected_arr)}"
+    assert actual_arr.dtype.newbyteorder("=") == expected_arr.dtype.newbyteorder("="), \
+        f"{context}dtypes differ; {arrays}"
+    assert actual_arr.shape == expected_arr.shape, f"{context}shapes differ; {arrays}"
+    a_bits, a_nans = _bits_and_nans(actual_arr)
+    e_bits, e_nans = _bits_and_nans(expected_arr)
+    differ = a_bits != e_bits
+    if not nan_payloads:
+        differ &= ~(a_nans & e_nans)
+    bad = np.flatnonzero(differ.any(axis=-1))
+    if bad.size:
+        first = np.unravel_index(bad[0], actual_arr.shape)
+        width = 2 + 2 * a_bits.itemsize
 
+        def bits(b):
+            return " ".join(f"{int(x):#0{width}x}" for x in b[bad[0]])
+        raise AssertionError(
+            f"{context}{bad.size} of {actual_arr.size} elements differ, the first at index "
+            f"{tuple(int(i) for i in first)}: {actual_arr[first]!r} (bits {bits(a_bits)}) "
+            f"!= {expected_arr[first]!r} (bits {bits(e_bits)}); {arrays}")
+
+
+# ---- generating ------------------------------------------------------------
 
 SPECIALS = [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45,
             1.17e-38, 5e-324, 1e-310, 3.4028235e38, -3.4028235e38, 1.7976931348623157e308,
