@@ -29,6 +29,8 @@ import pytest
 
 from sigmoid_backward import reference
 
+from helpers import assert_same
+
 SRC = pathlib.Path(__file__).resolve().parents[1] / "src" / "sigmoid_backward"
 CC = shutil.which("aarch64-linux-gnu-gcc")
 QEMU = shutil.which("qemu-aarch64") or shutil.which("qemu-aarch64-static")
@@ -143,22 +145,6 @@ def run(program, dtype_name, g, y):
     return np.fromfile(folder / "out.bin", dt)
 
 
-def assert_bits(actual, expected):
-    """Bit for bit; a NaN only has to be a NaN (in the same place)."""
-    assert actual.dtype == expected.dtype and actual.shape == expected.shape
-    if actual.dtype.kind == "c":
-        actual = np.stack([actual.real, actual.imag])
-        expected = np.stack([expected.real, expected.imag])
-    wide_a, wide_e = actual.astype(np.float64), expected.astype(np.float64)
-    nan = np.isnan(wide_e)
-    assert np.array_equal(np.isnan(wide_a), nan), "NaNs in other places"
-    bits = np.dtype(f"u{actual.dtype.itemsize}")
-    a, e = actual.view(bits)[~nan], expected.view(bits)[~nan]
-    bad = np.flatnonzero(a != e)
-    assert bad.size == 0, (f"{bad.size} results differ; first: got {a[bad[0]]:#x}, "
-                           f"expected {e[bad[0]]:#x}")
-
-
 def expected(g, y, dtype_name):
     with np.errstate(all="ignore"):
         return np.asarray(reference.sigmoid_backward(np.asarray(g, DTYPES[dtype_name]),
@@ -202,13 +188,13 @@ def test_16_bit_exhaustive(program, name):
     rng = np.random.default_rng(16)
     partner = np.resize(np.concatenate([specials(dt), random_bits(rng, 4096, dt)]), 65536)
     for g, y in ((partner, every), (every, partner), (every, every[::-1].copy())):
-        assert_bits(run(program, name, g, y), expected(g, y, name))
+        assert_same(run(program, name, g, y), expected(g, y, name))
 
 
 @pytest.mark.parametrize("name", list(DTYPES))
 def test_special_values_every_pair(program, name):
     g, y = pairs(specials(DTYPES[name]))
-    assert_bits(run(program, name, g, y), expected(g, y, name))
+    assert_same(run(program, name, g, y), expected(g, y, name))
 
 
 @pytest.mark.parametrize("name", ["f32", "f64", "c64", "c128"])
@@ -223,4 +209,4 @@ def test_random_values_and_bit_patterns(program, name):
         return (v + 1j * rng.uniform(-3, 3, n).astype(real)).astype(dt) if dt.kind == "c" \
             else v.astype(dt)
     for g, y in ((values(), values()), (random_bits(rng, n, dt), random_bits(rng, n, dt))):
-        assert_bits(run(program, name, g, y), expected(g, y, name))
+        assert_same(run(program, name, g, y), expected(g, y, name))

@@ -17,8 +17,9 @@ from sigmoid_backward.aclnn import (ACL_BF16, ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16
                                     aclnnSigmoidBackwardGetWorkspaceSize)
 
 from aclnn_support import (clean_aclnn_state,  # noqa: F401 (autouse)
-                           NP_OF, SIX, assert_same, castable, expected, gather, indices,
-                           make, promote, run, sample)
+                           NP_OF, SIX, castable, expected, gather, indices, make, promote,
+                           run, sample)
+from helpers import assert_same
 
 
 

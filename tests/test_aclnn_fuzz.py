@@ -26,7 +26,8 @@ from numpy.lib.array_utils import byte_bounds
 from sigmoid_backward import aclnn
 from sigmoid_backward.aclnn import ACL_FORMAT_ND, ACLNN_SUCCESS, aclGetRecentErrMsg
 
-from aclnn_support import NP_OF, SIX, assert_same, expected, indices
+from aclnn_support import NP_OF, SIX, expected, indices
+from helpers import assert_same
 
 INT64_MAX = 2 ** 63 - 1
 BITS = {aclnn.ACL_DT_UNDEFINED: 0, aclnn.ACL_STRING: 0, aclnn.ACL_UINT1: 1, aclnn.ACL_INT4: 4,

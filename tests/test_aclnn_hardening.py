@@ -30,9 +30,9 @@ from sigmoid_backward.aclnn import (ACL_BF16, ACL_COMPLEX64, ACL_COMPLEX128, ACL
                                     aclSetAclOpExecutorRepeatable, check, tensor_from_array)
 
 import test_aclnn_fuzz as fuzz
-from aclnn_support import (NP_OF, assert_same, clean_aclnn_state, expected, gather, make,  # noqa: F401
+from aclnn_support import (NP_OF, clean_aclnn_state, expected, gather, make,  # noqa: F401
                            run, sample)
-from helpers import ArrayInterfaceRaises, ArrayRaises, BufferRaises, DLPackRaises
+from helpers import ArrayInterfaceRaises, ArrayRaises, BufferRaises, DLPackRaises, assert_same
 
 WAIT = 60  # seconds: a bound for a hung test, never reached when all is well
 P1, P2 = aclnnSigmoidBackwardGetWorkspaceSize, aclnnSigmoidBackward

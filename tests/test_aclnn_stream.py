@@ -22,7 +22,8 @@ from sigmoid_backward.aclnn import (ACL_DOUBLE, ACL_FLOAT, ACL_FORMAT_ND,
                                     aclrtDestroyStream, aclrtSynchronizeStream, check)
 from sigmoid_backward.aclnn import _plan, _stream
 
-from aclnn_support import assert_same, clean_aclnn_state, expected, make, sample  # noqa: F401
+from aclnn_support import clean_aclnn_state, expected, make, sample  # noqa: F401
+from helpers import assert_same
 
 WAIT = 30  # seconds: a bound for a hung test, never reached when all is well
 

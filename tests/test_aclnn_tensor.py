@@ -14,7 +14,8 @@ from sigmoid_backward.aclnn import (ACL_BF16, ACL_DOUBLE, ACL_FLOAT, ACL_FORMAT_
                                     aclCreateTensor, aclDestroyTensor, aclGetRecentErrMsg,
                                     tensor_from_array)
 
-from aclnn_support import assert_same, clean_aclnn_state, expected, gather, run, sample  # noqa: F401
+from aclnn_support import clean_aclnn_state, expected, gather, run, sample  # noqa: F401
+from helpers import assert_same
 
 BIG = 2 ** 63 - 1
 

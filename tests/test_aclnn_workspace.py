@@ -14,7 +14,8 @@ from sigmoid_backward.aclnn import (ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_FORM
                                     aclnnSigmoidBackward, aclnnSigmoidBackwardGetWorkspaceSize,
                                     aclSetAclOpExecutorRepeatable)
 
-from aclnn_support import assert_same, clean_aclnn_state, expected, make, sample  # noqa: F401
+from aclnn_support import clean_aclnn_state, expected, make, sample  # noqa: F401
+from helpers import assert_same
 
 
 

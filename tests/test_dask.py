@@ -23,7 +23,9 @@ RNG = np.random.default_rng(20240501)
 
 def _data(shape, dtype):
     """Values in (-2, 2), with a NaN, an inf and a signed zero for float
-    dtypes when there is room."""
+    dtypes when there is room.  assert_same lets a NaN match any NaN: a
+    block's length decides which elements the vector loop computes and which
+    its scalar tail does, and the two may give a NaN another sign."""
     dtype = np.dtype(dtype)
     real = np.asarray(RNG.uniform(-2, 2, shape))
     if dtype.kind == "c":
@@ -32,13 +34,6 @@ def _data(shape, dtype):
         flat = real.reshape(-1)
         flat[:3] = [np.nan, np.inf, -0.0][:flat.size]
     return real.astype(dtype)
-
-
-def _same(actual, expected):
-    """Same dtype, shape and bits; a NaN matches any NaN (a block's length
-    decides which elements the vector loop computes and which its scalar
-    tail does, and the two may give a NaN another sign)."""
-    assert_same(np.asarray(actual), np.asarray(expected))
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +73,7 @@ def test_cluster_matches_in_memory(client, layout, dtype):
     assert isinstance(lazy, da.Array)
     assert lazy.dtype == np.dtype(dtype)
     assert lazy.shape == np.broadcast_shapes(gshape, yshape)
-    _same(client.compute(lazy).result(), sb(g, y))
+    assert_same(client.compute(lazy).result(), sb(g, y))
 
 
 @pytest.mark.parametrize("g_dtype, y_dtype", [
@@ -94,7 +89,7 @@ def test_cluster_promotion(client, g_dtype, y_dtype):
     lazy = sb(dg, dy)
     expected = sb(g, y)
     assert lazy.dtype == expected.dtype
-    _same(client.compute(lazy).result(), expected)
+    assert_same(client.compute(lazy).result(), expected)
 
 
 @pytest.mark.parametrize("scalar", [2.0, 3, 1 + 2j, True])
@@ -103,8 +98,8 @@ def test_cluster_weak_python_scalars(client, scalar):
     lazy = sb(scalar, dy)
     expected = sb(scalar, y)
     assert lazy.dtype == expected.dtype  # float32 stays float32 with a Python float
-    _same(client.compute(lazy).result(), expected)
-    _same(client.compute(sb(dy, scalar)).result(), sb(y, scalar))
+    assert_same(client.compute(lazy).result(), expected)
+    assert_same(client.compute(sb(dy, scalar)).result(), sb(y, scalar))
 
 
 def test_cluster_num_threads_and_the_ufunc(client):
@@ -113,7 +108,7 @@ def test_cluster_num_threads_and_the_ufunc(client):
     expected = sb(g, y)
     for lazy in (sb(dg, dy, num_threads=1), sb(dg, dy, num_threads=2), ufunc(dg, dy)):
         assert isinstance(lazy, da.Array) and lazy.dtype == expected.dtype
-        _same(client.compute(lazy).result(), expected)
+        assert_same(client.compute(lazy).result(), expected)
 
 
 def test_dtype_follows_dask_as_for_any_ufunc(client):
@@ -125,7 +120,7 @@ def test_dtype_follows_dask_as_for_any_ufunc(client):
     for dtype in ("float64", BF16, "complex64"):
         lazy = sb(dg, dy, dtype=dtype)
         assert lazy.dtype == np.dtype(dtype)
-        _same(client.compute(lazy).result(), sb(g, y).astype(dtype))
+        assert_same(client.compute(lazy).result(), sb(g, y).astype(dtype))
 
 
 def test_chunks_follow_dask_alignment():
@@ -151,7 +146,7 @@ def test_nothing_is_computed_until_asked():
     assert isinstance(lazy, da.Array) and source_calls == []
     result = lazy.compute(scheduler="sync")
     assert source_calls
-    _same(result, sb(sb(np.ones((8, 6), np.float32), np.float32(0.5)), np.float32(0.5)))
+    assert_same(result, sb(sb(np.ones((8, 6), np.float32), np.float32(0.5)), np.float32(0.5)))
 
 
 def test_inputs_are_not_read_when_building_the_graph():
@@ -179,7 +174,7 @@ def test_out_with_dask_input_is_what_dask_says():
     # A Dask out is Dask's: it gets the lazy result.
     dout = da.zeros(4, chunks=2)
     sb(dg, da.full(4, 0.5, chunks=2), out=dout)
-    _same(dout.compute(), np.full(4, 0.25))
+    assert_same(dout.compute(), np.full(4, 0.25))
 
 
 @pytest.mark.parametrize("call, error, message", [

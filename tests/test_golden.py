@@ -14,6 +14,8 @@ import sigmoid_backward._golden as golden
 from sigmoid_backward import sigmoid_backward as sb
 from sigmoid_backward.__main__ import main
 
+from helpers import assert_same
+
 BF16 = np.dtype(ml_dtypes.bfloat16)
 DTYPES = {"float16": np.dtype(np.float16), "bfloat16": BF16,
           "float32": np.dtype(np.float32), "float64": np.dtype(np.float64),
@@ -26,12 +28,6 @@ def _values(shape, dtype):
     if np.dtype(dtype).kind == "c":
         real = real + 1j * RNG.uniform(-2, 2, shape)
     return real.astype(dtype)
-
-
-def _same(actual, expected):
-    actual, expected = np.asarray(actual), np.asarray(expected)
-    assert (actual.dtype, actual.shape) == (expected.dtype, expected.shape)
-    assert actual.tobytes() == expected.tobytes()
 
 
 def _golden(capsys, *args):
@@ -72,7 +68,7 @@ def test_npy_files_for_every_dtype(tmp_path, capsys, name):
     result = np.load(tmp_path / "r.npy")
     if name == "bfloat16":  # NumPy writes bfloat16 as |V2
         result = result.view(BF16)
-    _same(result, sb(g, y))
+    assert_same(result, sb(g, y))
 
 
 def test_bfloat16_npy_round_trips_through_the_cli(tmp_path, capsys):
@@ -83,7 +79,7 @@ def test_bfloat16_npy_round_trips_through_the_cli(tmp_path, capsys):
     status, _, err = _golden(capsys, "--grad-output", tmp_path / "r.npy", "--output",
                              tmp_path / "g.npy", "--out", tmp_path / "r2.npy")
     assert (status, err) == (0, "")
-    _same(np.load(tmp_path / "r2.npy").view(BF16), sb(sb(g, g), g))
+    assert_same(np.load(tmp_path / "r2.npy").view(BF16), sb(sb(g, g), g))
 
 
 def test_npy_inputs_promote_and_dtype_overrides(tmp_path, capsys):
@@ -92,10 +88,10 @@ def test_npy_inputs_promote_and_dtype_overrides(tmp_path, capsys):
     np.save(tmp_path / "y.npy", y)
     _golden(capsys, "--grad-output", tmp_path / "g.npy", "--output", tmp_path / "y.npy",
             "--out", tmp_path / "r.npy")
-    _same(np.load(tmp_path / "r.npy"), sb(g, y))  # float32 by SPEC.md's table
+    assert_same(np.load(tmp_path / "r.npy"), sb(g, y))  # float32 by SPEC.md's table
     _golden(capsys, "--grad-output", tmp_path / "g.npy", "--output", tmp_path / "y.npy",
             "--out", tmp_path / "r64.npy", "--dtype", "fp64")
-    _same(np.load(tmp_path / "r64.npy"), sb(g, y, dtype=np.float64))
+    assert_same(np.load(tmp_path / "r64.npy"), sb(g, y, dtype=np.float64))
 
 
 def test_bin_without_shape_is_one_dimensional(tmp_path, capsys):
@@ -119,14 +115,14 @@ def test_mixed_formats_and_output_format_follows_its_name(tmp_path, capsys):
     assert (tmp_path / "r.bin").read_bytes() == sb(g, y).tobytes()
     _golden(capsys, "--grad-output", tmp_path / "g.npy", "--output", tmp_path / "g.npy",
             "--out", tmp_path / "r.npy")
-    _same(np.load(tmp_path / "r.npy"), sb(g, g))
+    assert_same(np.load(tmp_path / "r.npy"), sb(g, g))
 
 
 def test_zero_d_and_empty(tmp_path, capsys):
     np.save(tmp_path / "s.npy", np.float64(0.25))
     assert _golden(capsys, "--grad-output", tmp_path / "s.npy", "--output",
                    tmp_path / "s.npy", "--out", tmp_path / "r.npy")[0] == 0
-    _same(np.load(tmp_path / "r.npy"), np.array(0.25 * 0.75 * 0.25))
+    assert_same(np.load(tmp_path / "r.npy"), np.array(0.25 * 0.75 * 0.25))
     (tmp_path / "e.bin").write_bytes(b"")
     assert _golden(capsys, "--grad-output", tmp_path / "e.bin", "--output",
                    tmp_path / "e.bin", "--out", tmp_path / "r.bin", "--dtype", "float16",
@@ -305,7 +301,7 @@ def test_symlink_out_writes_through_to_its_target(tmp_path, capsys):
     assert (status, err) == (0, "")
     assert (tmp_path / "link.npy").is_symlink()        # still a link, to the same file
     assert os.readlink(tmp_path / "link.npy") == str(target)
-    _same(np.load(target), EXPECTED)                   # the target got the new data
+    assert_same(np.load(target), EXPECTED)                   # the target got the new data
     assert _tmp_files(tmp_path) == _tmp_files(tmp_path / "data") == []
 
 
@@ -314,12 +310,12 @@ def test_dangling_and_chained_symlinks(tmp_path, capsys):
     status, _, err = _golden(capsys, *_args(tmp_path, tmp_path / "dangling.npy"))
     assert (status, err) == (0, "")
     assert (tmp_path / "dangling.npy").is_symlink()
-    _same(np.load(tmp_path / "new.npy"), EXPECTED)
+    assert_same(np.load(tmp_path / "new.npy"), EXPECTED)
     (tmp_path / "chain.npy").symlink_to(tmp_path / "dangling.npy")
     np.save(tmp_path / "new.npy", np.zeros(1))
     assert _golden(capsys, *_args(tmp_path, tmp_path / "chain.npy"))[0] == 0
     assert (tmp_path / "chain.npy").is_symlink() and (tmp_path / "dangling.npy").is_symlink()
-    _same(np.load(tmp_path / "new.npy"), EXPECTED)
+    assert_same(np.load(tmp_path / "new.npy"), EXPECTED)
     (tmp_path / "loop.npy").symlink_to(tmp_path / "loop.npy")
     status, _, err = _golden(capsys, *_args(tmp_path, tmp_path / "loop.npy"))
     _one_line_error(status, err, "--out: cannot use", "loop.npy")
@@ -388,7 +384,7 @@ def test_an_existing_file_keeps_its_mode(tmp_path, capsys, mode):
     os.chmod(out, mode)
     assert _golden(capsys, *_args(tmp_path, out))[0] == 0
     assert out.stat().st_mode & 0o7777 == mode
-    _same(np.load(out), EXPECTED)
+    assert_same(np.load(out), EXPECTED)
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
@@ -425,7 +421,7 @@ def test_a_hard_link_keeps_the_old_contents(tmp_path, capsys):
     os.link(out, other)
     old = out.read_bytes()
     assert _golden(capsys, *_args(tmp_path, out))[0] == 0
-    _same(np.load(out), EXPECTED)
+    assert_same(np.load(out), EXPECTED)
     assert other.read_bytes() == old
     assert out.stat().st_nlink == other.stat().st_nlink == 1
 
@@ -542,7 +538,7 @@ def test_a_signal_while_creating_or_renaming_is_held_back(tmp_path, where, writt
                            f"was {'' if written else 'not '}written\n")
     assert _tmp_files(tmp_path) == []
     if written:
-        _same(np.load(tmp_path / "r.npy"), EXPECTED)
+        assert_same(np.load(tmp_path / "r.npy"), EXPECTED)
     else:
         assert not (tmp_path / "r.npy").exists()
 

@@ -20,36 +20,13 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from sigmoid_backward import _dtypes, reference, sigmoid_backward as sb
 
-from helpers import ArrayInterfaceRaises, ArrayRaises, BufferRaises, DLPackRaises
+from helpers import ArrayInterfaceRaises, ArrayRaises, BufferRaises, DLPackRaises, assert_same
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 FLOATS = [np.dtype(d) for d in ("float16", BF16, "float32", "float64", "complex64",
                                 "complex128")]
 OTHER_INPUTS = [np.dtype(d) for d in ("bool", "int8", "int32", "uint16")]  # -> float64
 OUT_DTYPES = FLOATS + [np.dtype("int32")]  # an integer out is an error
-
-
-# --- comparing -------------------------------------------------------------
-
-def _parts(a):
-    a = np.asarray(a)
-    a = a.astype(a.dtype.newbyteorder("="))  # byte-swapped outs compare by value
-    return [a.real, a.imag] if a.dtype.kind == "c" else [a]
-
-
-def assert_same(actual, expected):
-    """Same dtype and shape; every element bit-identical, except that any NaN
-    matches any NaN (SPEC.md: NaN stays NaN, its payload is not specified)."""
-    actual, expected = np.asarray(actual), np.asarray(expected)
-    assert actual.shape == expected.shape
-    assert actual.dtype.newbyteorder("=") == expected.dtype.newbyteorder("=")
-    for a, e in zip(_parts(actual), _parts(expected)):
-        a_nan, e_nan = np.isnan(a), np.isnan(e)
-        np.testing.assert_array_equal(a_nan, e_nan)
-        bits = f"u{a.dtype.itemsize}"
-        a_bits = np.ascontiguousarray(a).view(bits)[~a_nan]
-        e_bits = np.ascontiguousarray(e).view(bits)[~e_nan]
-        np.testing.assert_array_equal(a_bits, e_bits)
 
 
 # --- generating ------------------------------------------------------------

@@ -7,13 +7,9 @@ import pytest
 from sigmoid_backward import sigmoid_backward as sb
 from sigmoid_backward._inputs import as_array
 
+from helpers import assert_same
+
 BF16 = np.dtype(ml_dtypes.bfloat16)
-
-
-def _same(actual, expected):
-    actual, expected = np.asarray(actual), np.asarray(expected)
-    assert (actual.dtype, actual.shape) == (expected.dtype, expected.shape)
-    assert actual.tobytes() == expected.tobytes()
 
 
 # --- PyTorch ---------------------------------------------------------------
@@ -48,7 +44,7 @@ def test_torch_tensors_match_numpy(torch, name):
     result = sb(g, y)
     assert isinstance(result, np.ndarray)
     assert result.dtype == (BF16 if name == "bfloat16" else np.dtype(name))
-    _same(result, sb(_numpy_of(torch, g), _numpy_of(torch, y)))
+    assert_same(result, sb(_numpy_of(torch, g), _numpy_of(torch, y)))
 
 
 # float16 is left out: PyTorch's CPU kernel rounds every step to float16,
@@ -59,7 +55,7 @@ def test_torch_matches_torch_sigmoid_backward(torch, name):
     # SPEC.md: same evaluation order and conjugation as PyTorch's CPU kernel.
     g, y = _torch_pair(torch, getattr(torch, name), shape=(64, 257))
     expected = torch.ops.aten.sigmoid_backward(g, y)
-    _same(sb(g, y), _numpy_of(torch, expected))
+    assert_same(sb(g, y), _numpy_of(torch, expected))
 
 
 def test_torch_bfloat16_is_read_without_a_copy(torch):
@@ -67,21 +63,21 @@ def test_torch_bfloat16_is_read_without_a_copy(torch):
     arr = as_array(t, "grad_output")
     assert arr.dtype == BF16 and arr.shape == (2, 3)
     assert arr.__array_interface__["data"][0] == t.data_ptr()
-    _same(arr, np.arange(6, dtype=BF16).reshape(2, 3))
+    assert_same(arr, np.arange(6, dtype=BF16).reshape(2, 3))
 
 
 def test_torch_non_contiguous_views(torch):
     base = torch.arange(24, dtype=torch.float32).reshape(4, 6) / 24
     for view in (base.t(), base[::2, 1::3], base[:, 2], base.expand(2, 4, 6)):
-        _same(sb(view, view), sb(view.numpy(), view.numpy()))
+        assert_same(sb(view, view), sb(view.numpy(), view.numpy()))
     bf = base.to(torch.bfloat16).t()
-    _same(sb(bf, 0.5), sb(_numpy_of(torch, bf.contiguous()), 0.5))
+    assert_same(sb(bf, 0.5), sb(_numpy_of(torch, bf.contiguous()), 0.5))
 
 
 def test_torch_requires_grad_is_detached(torch):
     g = torch.ones(3, requires_grad=True)
     y = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
-    _same(sb(g, y), np.array([0.0, -2.0, -6.0], np.float32))
+    assert_same(sb(g, y), np.array([0.0, -2.0, -6.0], np.float32))
     assert g.grad is None and g.requires_grad  # the caller's tensors are untouched
 
 
@@ -91,23 +87,23 @@ def test_torch_lazy_negative_and_conjugate_views(torch):
     neg = base._neg_view()
     conj = base.conj()
     assert neg.is_neg() and conj.is_conj()
-    _same(sb(neg, 0.5), sb(-base.numpy(), 0.5))
-    _same(sb(conj, 0.5), sb(np.conj(base.numpy()), 0.5))
+    assert_same(sb(neg, 0.5), sb(-base.numpy(), 0.5))
+    assert_same(sb(conj, 0.5), sb(np.conj(base.numpy()), 0.5))
 
 
 def test_torch_mixed_with_numpy_and_scalars(torch):
     t = torch.tensor([[0.25], [0.5]], dtype=torch.float16)
     y = np.array([0.1, 0.2, 0.3], np.float32)
-    _same(sb(t, y), sb(t.numpy(), y))
-    _same(sb(t, 2.0), sb(t.numpy(), 2.0))  # a Python float stays weak: float16
+    assert_same(sb(t, y), sb(t.numpy(), y))
+    assert_same(sb(t, 2.0), sb(t.numpy(), 2.0))  # a Python float stays weak: float16
     scalar = sb(torch.tensor(2.0), torch.tensor(0.5))
     assert isinstance(scalar, np.float32)  # 0-d inputs: a NumPy scalar
-    _same(scalar, np.float32(0.5))
+    assert_same(scalar, np.float32(0.5))
 
 
 def test_torch_integer_and_bool_tensors_compute_in_float64(torch):
     result = sb(torch.tensor([1, 2]), torch.tensor([True, False]))
-    _same(result, np.array([0.0, 0.0]))
+    assert_same(result, np.array([0.0, 0.0]))
 
 
 def test_torch_inputs_are_not_modified(torch):
@@ -139,9 +135,9 @@ def test_relabelling_is_generic_for_any_dlpack_producer(torch):
     t = torch.tensor([0.5, -1.0, 3.0], dtype=torch.bfloat16)
     arr = as_array(Producer(t), "output")
     assert arr.dtype == BF16
-    _same(arr, np.array([0.5, -1.0, 3.0], BF16))
+    assert_same(arr, np.array([0.5, -1.0, 3.0], BF16))
     # Other dtypes pass through unchanged.
-    _same(as_array(Producer(torch.tensor([1.5], dtype=torch.float16)), "output"),
+    assert_same(as_array(Producer(torch.tensor([1.5], dtype=torch.float16)), "output"),
           np.array([1.5], np.float16))
 
 
@@ -160,17 +156,17 @@ def test_jax_arrays_match_numpy(jnp, name):
     y = jnp.linspace(0, 1, 4, dtype=name)
     result = sb(g, y)
     assert result.dtype == (BF16 if name == "bfloat16" else np.dtype(name))
-    _same(result, sb(np.asarray(g), np.asarray(y)))
+    assert_same(result, sb(np.asarray(g), np.asarray(y)))
 
 
 def test_jax_bfloat16_goes_through_dlpack(jnp):
     g = jnp.arange(4, dtype=jnp.bfloat16)
     arr = as_array(g, "grad_output")
     assert arr.dtype == BF16
-    _same(arr, np.arange(4, dtype=BF16))
+    assert_same(arr, np.arange(4, dtype=BF16))
 
 
 def test_jax_mixed_with_numpy(jnp):
     g = jnp.ones((2, 1), dtype=jnp.float32)
     y = np.array([0.25, 0.5, 0.75], np.float64)
-    _same(sb(g, y), sb(np.ones((2, 1), np.float32), y))
+    assert_same(sb(g, y), sb(np.ones((2, 1), np.float32), y))
