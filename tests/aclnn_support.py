@@ -6,11 +6,12 @@ expected values come from ``sigmoid_backward.reference``, and the tests
 compare bit for bit with ``helpers.assert_same``.
 """
 import numpy as np
-import ml_dtypes
 import pytest
 
 from sigmoid_backward import reference
 from sigmoid_backward import aclnn
+
+from helpers import BF16
 
 # SPEC.md's dtypes, written out here rather than imported from the package.
 NP_OF = {
@@ -19,7 +20,7 @@ NP_OF = {
     aclnn.ACL_DOUBLE: np.dtype(np.float64),
     aclnn.ACL_COMPLEX64: np.dtype(np.complex64),
     aclnn.ACL_COMPLEX128: np.dtype(np.complex128),
-    aclnn.ACL_BF16: np.dtype(ml_dtypes.bfloat16),
+    aclnn.ACL_BF16: BF16,
 }
 SIX = list(NP_OF)
 UNSUPPORTED = [t for t in aclnn.aclDataType if t not in NP_OF]

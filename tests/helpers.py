@@ -7,6 +7,8 @@ BF16 = np.dtype(ml_dtypes.bfloat16)
 ALL_DTYPES = [np.dtype(np.float16), BF16, np.dtype(np.float32), np.dtype(np.float64),
               np.dtype(np.complex64), np.dtype(np.complex128)]
 REAL_DTYPES = ALL_DTYPES[:4]
+# "float16", "bfloat16", "float32", "float64", "complex64", "complex128"
+BY_NAME = {dtype.name: dtype for dtype in ALL_DTYPES}
 
 
 # ---- comparing ----------------------------------------------------------------

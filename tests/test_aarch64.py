@@ -29,7 +29,7 @@ import pytest
 
 from sigmoid_backward import reference
 
-from helpers import assert_same
+from helpers import ALL_DTYPES, BF16, assert_same
 
 SRC = pathlib.Path(__file__).resolve().parents[1] / "src" / "sigmoid_backward"
 CC = shutil.which("aarch64-linux-gnu-gcc")
@@ -47,10 +47,8 @@ def _missing():
         return f"needs the source tree ({SRC})"
     return None
 
-BF16 = np.dtype(ml_dtypes.bfloat16)
-DTYPES = {"f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
-          "c64": np.dtype(np.complex64), "c128": np.dtype(np.complex128),
-          "f16": np.dtype(np.float16), "bf16": BF16}
+# The dtypes by the names the program takes (those of sb_loops' fields).
+DTYPES = dict(zip(["f16", "bf16", "f32", "f64", "c64", "c128"], ALL_DTYPES))
 
 PROGRAM = r"""
 #include <stdio.h>

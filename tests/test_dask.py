@@ -7,17 +7,15 @@ must be bit-identical to the in-memory function on the same NumPy data.
 import subprocess
 import sys
 
-import ml_dtypes
 import numpy as np
 import pytest
 
 from sigmoid_backward import sigmoid_backward as sb, ufunc
 
-from helpers import assert_same
+from helpers import ALL_DTYPES, BF16, assert_same
 
 da = pytest.importorskip("dask.array")
 
-BF16 = np.dtype(ml_dtypes.bfloat16)
 RNG = np.random.default_rng(20240501)
 
 
@@ -63,8 +61,7 @@ def _operand(shape, chunks, dtype):
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("dtype", ["float16", BF16, "float32", "float64",
-                                   "complex64", "complex128"], ids=str)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_cluster_matches_in_memory(client, layout, dtype):
     (gshape, gchunks), (yshape, ychunks) = LAYOUTS[layout]
     g, dg = _operand(gshape, gchunks, dtype)

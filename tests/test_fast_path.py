@@ -4,15 +4,11 @@ outputs, subclasses, memory orders, 0-d results and memory use included."""
 import tracemalloc
 
 import numpy as np
-import ml_dtypes
 import pytest
 
 from sigmoid_backward import _function, _kernels, reference, sigmoid_backward, ufunc
 
-from helpers import assert_same
-
-DTYPES = [np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), np.dtype(np.float32),
-          np.dtype(np.float64), np.dtype(np.complex64), np.dtype(np.complex128)]
+from helpers import ALL_DTYPES, assert_same
 
 
 class Sub(np.ndarray):
@@ -53,7 +49,7 @@ def _assert_like_ufunc(result, g, y, out=None, **kwargs):
 
 # ---- calls the fast path takes ----------------------------------------------
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 @pytest.mark.parametrize("shape", [(0,), (1,), (1000,), (7, 9), (2, 0, 3)], ids=str)
 def test_simple_calls_are_direct_and_exact(dtype, shape):
     g, y = _inputs(shape, dtype)
@@ -96,7 +92,7 @@ def test_read_only_inputs_are_direct():
     assert_same(_direct(g, y), _expected(g, y))
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_zero_dim_gives_a_scalar_or_out(dtype):
     g, y = _inputs((), dtype)
     expected = _expected(g, y)
@@ -217,7 +213,7 @@ def test_read_only_out_raises_and_writes_nothing():
 
 # ---- memory --------------------------------------------------------------------
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_no_temporaries_for_contiguous_same_dtype_inputs(dtype):
     """tracemalloc sees NumPy's data allocations: without ``out`` the peak
     is the result (plus the array object), with ``out`` nothing at all.

@@ -6,7 +6,6 @@ import stat
 import subprocess
 import sys
 
-import ml_dtypes
 import numpy as np
 import pytest
 
@@ -14,12 +13,8 @@ import sigmoid_backward._golden as golden
 from sigmoid_backward import sigmoid_backward as sb
 from sigmoid_backward.__main__ import main
 
-from helpers import assert_same
+from helpers import BF16, BY_NAME, assert_same
 
-BF16 = np.dtype(ml_dtypes.bfloat16)
-DTYPES = {"float16": np.dtype(np.float16), "bfloat16": BF16,
-          "float32": np.dtype(np.float32), "float64": np.dtype(np.float64),
-          "complex64": np.dtype(np.complex64), "complex128": np.dtype(np.complex128)}
 RNG = np.random.default_rng(5)
 
 
@@ -43,9 +38,9 @@ def _files(tmp_path):
 
 # --- results --------------------------------------------------------------
 
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", BY_NAME)
 def test_bin_files_for_every_dtype(tmp_path, capsys, name):
-    g, y = _values((2, 3, 4), DTYPES[name]), _values((2, 3, 4), DTYPES[name])
+    g, y = _values((2, 3, 4), BY_NAME[name]), _values((2, 3, 4), BY_NAME[name])
     g.tofile(tmp_path / "g.bin")
     y.tofile(tmp_path / "y.bin")
     status, out, err = _golden(capsys, "--grad-output", tmp_path / "g.bin", "--output",
@@ -57,9 +52,9 @@ def test_bin_files_for_every_dtype(tmp_path, capsys, name):
     assert (tmp_path / "r.bin").read_bytes() == expected.tobytes()
 
 
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", BY_NAME)
 def test_npy_files_for_every_dtype(tmp_path, capsys, name):
-    g, y = _values((3, 1), DTYPES[name]), _values((4,), DTYPES[name])  # broadcasting
+    g, y = _values((3, 1), BY_NAME[name]), _values((4,), BY_NAME[name])  # broadcasting
     np.save(tmp_path / "g.npy", g)
     np.save(tmp_path / "y.npy", y)
     status, _, err = _golden(capsys, "--grad-output", tmp_path / "g.npy", "--output",

@@ -13,20 +13,17 @@ import textwrap
 import threading
 
 import hypothesis.extra.numpy as hnp
-import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from sigmoid_backward import _dtypes, reference, sigmoid_backward as sb
 
-from helpers import ArrayInterfaceRaises, ArrayRaises, BufferRaises, DLPackRaises, assert_same
+from helpers import (ALL_DTYPES, BF16, ArrayInterfaceRaises, ArrayRaises, BufferRaises,
+                     DLPackRaises, assert_same)
 
-BF16 = np.dtype(ml_dtypes.bfloat16)
-FLOATS = [np.dtype(d) for d in ("float16", BF16, "float32", "float64", "complex64",
-                                "complex128")]
 OTHER_INPUTS = [np.dtype(d) for d in ("bool", "int8", "int32", "uint16")]  # -> float64
-OUT_DTYPES = FLOATS + [np.dtype("int32")]  # an integer out is an error
+OUT_DTYPES = ALL_DTYPES + [np.dtype("int32")]  # an integer out is an error
 
 
 # --- generating ------------------------------------------------------------
@@ -79,7 +76,7 @@ def laid_out(draw, arr):
 def _operand(draw, shape):
     if draw(st.integers(0, 9)) == 0:  # a weak Python scalar
         return draw(st.sampled_from([0.5, -2.0, 3, True, 1 - 0.5j, float("nan")]))
-    dtype = draw(st.sampled_from(FLOATS + OTHER_INPUTS))
+    dtype = draw(st.sampled_from(ALL_DTYPES + OTHER_INPUTS))
     return draw(laid_out(draw(values(dtype, shape))))
 
 
@@ -93,8 +90,8 @@ def cases(draw):
     arrays = [v for v in (g, y) if isinstance(v, np.ndarray)]
     if draw(st.booleans()):
         complex_scalar = any(type(v) is complex for v in (g, y))
-        castable = [d for d in FLOATS if all(np.can_cast(a.dtype, d, "same_kind")
-                                             for a in arrays)
+        castable = [d for d in ALL_DTYPES if all(np.can_cast(a.dtype, d, "same_kind")
+                                                 for a in arrays)
                     and (d.kind == "c" or not complex_scalar)]
         if castable:
             kwargs["dtype"] = draw(st.sampled_from(castable))
@@ -293,7 +290,7 @@ def test_zero_stride_out_keeps_the_last_result_as_numpy_does(n):
         assert storage[0] == expected
 
 
-@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_negative_strides(dtype):
     a = np.linspace(-2, 2, 24).astype(dtype).reshape(4, 6)
     y = np.linspace(0, 1, 24).astype(dtype).reshape(4, 6)

@@ -1,15 +1,13 @@
 """DLPack producers as inputs: PyTorch CPU tensors and JAX arrays
 (src/sigmoid_backward/_inputs.py).  Each library's tests skip without it."""
-import ml_dtypes
 import numpy as np
 import pytest
 
 from sigmoid_backward import sigmoid_backward as sb
 from sigmoid_backward._inputs import as_array
 
-from helpers import assert_same
+from helpers import BF16, BY_NAME, assert_same
 
-BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
 # --- PyTorch ---------------------------------------------------------------
@@ -35,7 +33,7 @@ def _numpy_of(torch, t):
     return t.numpy()
 
 
-TORCH_DTYPES = ["float16", "bfloat16", "float32", "float64", "complex64", "complex128"]
+TORCH_DTYPES = list(BY_NAME)   # the six dtypes, each by the name PyTorch gives it too
 
 
 @pytest.mark.parametrize("name", TORCH_DTYPES)
@@ -43,7 +41,7 @@ def test_torch_tensors_match_numpy(torch, name):
     g, y = _torch_pair(torch, getattr(torch, name))
     result = sb(g, y)
     assert isinstance(result, np.ndarray)
-    assert result.dtype == (BF16 if name == "bfloat16" else np.dtype(name))
+    assert result.dtype == BY_NAME[name]
     assert_same(result, sb(_numpy_of(torch, g), _numpy_of(torch, y)))
 
 
@@ -155,7 +153,7 @@ def test_jax_arrays_match_numpy(jnp, name):
     g = jnp.linspace(-2, 2, 12, dtype=name).reshape(3, 4)
     y = jnp.linspace(0, 1, 4, dtype=name)
     result = sb(g, y)
-    assert result.dtype == (BF16 if name == "bfloat16" else np.dtype(name))
+    assert result.dtype == BY_NAME[name]
     assert_same(result, sb(np.asarray(g), np.asarray(y)))
 
 
