@@ -113,31 +113,3 @@ def layouts(rng, shape, dtype):
     yield "readonly", ro
     if base.ndim >= 2:
         yield "transposed", np.ascontiguousarray(base.T).T
-
-
-# ---- objects whose array export raises (hardening tests) -------------------
-
-class ArrayRaises:
-    def __array__(self, dtype=None, copy=None):
-        raise RuntimeError("export failed")
-
-
-class ArrayInterfaceRaises:
-    @property
-    def __array_interface__(self):
-        raise RuntimeError("export failed")
-
-
-class DLPackRaises:
-    def __dlpack__(self, **kwargs):
-        raise BufferError("export failed")
-
-    def __dlpack_device__(self):
-        return (1, 0)
-
-
-class BufferRaises:
-    """Python 3.12+ (PEP 688) calls this for the buffer protocol."""
-
-    def __buffer__(self, flags):
-        raise RuntimeError("export failed")

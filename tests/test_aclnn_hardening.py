@@ -8,7 +8,6 @@ a 10,000-example run of each of its two properties here.
 import gc
 import mmap
 import os
-import pickle
 import signal
 import subprocess
 import sys
@@ -32,7 +31,9 @@ from sigmoid_backward.aclnn import (ACL_BF16, ACL_COMPLEX64, ACL_COMPLEX128, ACL
 import test_aclnn_fuzz as fuzz
 from aclnn_support import (NP_OF, clean_aclnn_state, expected, gather, make,  # noqa: F401
                            run, sample)
-from helpers import ArrayInterfaceRaises, ArrayRaises, BufferRaises, DLPackRaises, assert_same
+from helpers import assert_same
+from hostile import (ArrayInterfaceRaises, ArrayRaises, BufferRaises, DLPackRaises, closed_mmap,
+                     released_memoryview, released_pickle_buffer)
 
 WAIT = 60  # seconds: a bound for a hung test, never reached when all is well
 P1, P2 = aclnnSigmoidBackwardGetWorkspaceSize, aclnnSigmoidBackward
@@ -202,12 +203,6 @@ def _rss_bytes():
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def _released_view():
-    view = memoryview(bytearray(16))
-    view.release()
-    return view
-
-
 @pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs Linux /proc")
 def test_refcounts_and_memory_are_stable_over_100000_calls():
     g_buf = np.ones(4, np.float32)
@@ -254,7 +249,7 @@ def test_refcounts_and_memory_are_stable_over_100000_calls():
         """Failures: refused descriptors and buffers, phase 1, phase 2."""
         assert aclCreateTensor([4], ACL_FLOAT, [-1], 0, ACL_FORMAT_ND, [4], g_buf) is None
         assert aclCreateTensor([4], ACL_FLOAT, [1], 0, ACL_FORMAT_ND, [4],
-                               _released_view()) is None
+                               released_memoryview()) is None
         assert P1(g, y, wrong)[0] == ACLNN_ERR_PARAM_INVALID
         assert P2(None, 0, None, None) == ACLNN_ERR_PARAM_NULLPTR
         assert aclGetRecentErrMsg().count("\n") == 3
@@ -368,18 +363,6 @@ def test_negative_strided_arrays(view):
     assert_same(buf.reshape(view.shape), expected(view, view, ACL_DOUBLE))
 
 
-def _released_pickle_buffer():
-    buf = pickle.PickleBuffer(bytearray(16))
-    buf.release()
-    return buf
-
-
-def _closed_mmap():
-    m = mmap.mmap(-1, 64)
-    m.close()
-    return m
-
-
 NOT_A_BUFFER = "must export the buffer protocol (a NumPy array, bytearray, memoryview"
 # What each hostile object gives, for an argument called NAME.
 HOSTILE = [
@@ -389,11 +372,11 @@ HOSTILE = [
     (DLPackRaises, f"NAME {NOT_A_BUFFER}"),
     (BufferRaises, "NAME: cannot read the buffer of a BufferRaises: "
                    + ("export failed" if sys.version_info >= (3, 12) else "memoryview: ")),
-    (_released_view, "NAME: cannot read the buffer of a memoryview: "
-                     "operation forbidden on released memoryview object"),
-    (_released_pickle_buffer, "NAME: cannot read the buffer of a PickleBuffer: "
-                              "operation forbidden on released PickleBuffer object"),
-    (_closed_mmap, "NAME: cannot read the buffer of a mmap: mmap closed or invalid"),
+    (released_memoryview, "NAME: cannot read the buffer of a memoryview: "
+                          "operation forbidden on released memoryview object"),
+    (released_pickle_buffer, "NAME: cannot read the buffer of a PickleBuffer: "
+                             "operation forbidden on released PickleBuffer object"),
+    (closed_mmap, "NAME: cannot read the buffer of a mmap: mmap closed or invalid"),
 ]
 
 

@@ -16,24 +16,13 @@ from sigmoid_backward.aclnn import (ACL_BF16, ACL_DOUBLE, ACL_FLOAT, ACL_FORMAT_
 
 from aclnn_support import clean_aclnn_state, expected, gather, run, sample  # noqa: F401
 from helpers import assert_same
+from hostile import BufferRaises, closed_mmap, released_memoryview
 
 BIG = 2 ** 63 - 1
 
 
 
 _FRESH = object()
-
-
-def _released():
-    view = memoryview(bytearray(16))
-    view.release()
-    return view
-
-
-def _closed_mmap():
-    m = mmap.mmap(-1, 16)
-    m.close()
-    return m
 
 
 def create(dims=(2, 2), dtype=ACL_FLOAT, stride=(2, 1), offset=0, fmt=ACL_FORMAT_ND,
@@ -96,9 +85,9 @@ def test_numpy_integers_are_accepted():
     ({"data": memoryview(bytearray(32))[::2]}, ["contiguous"]),
     ({"data": np.zeros(16, object)}, ["Python objects"]),
     ({"data": memoryview(np.zeros(16, object))}, ["Python objects"]),
-    ({"data": _released()}, ["tensor_data: cannot read the buffer of a memoryview",
-                             "released memoryview"]),
-    ({"data": _closed_mmap()}, ["tensor_data: cannot read the buffer of a mmap", "closed"]),
+    ({"data": released_memoryview()}, ["tensor_data: cannot read the buffer of a memoryview",
+                                       "released memoryview"]),
+    ({"data": closed_mmap()}, ["tensor_data: cannot read the buffer of a mmap", "closed"]),
 ])
 def test_inconsistent_descriptor_gives_none(kwargs, words):
     assert create(**kwargs) is None
@@ -111,10 +100,6 @@ def test_inconsistent_descriptor_gives_none(kwargs, words):
 @pytest.mark.skipif(sys.version_info < (3, 12), reason="__buffer__ is Python 3.12+ (PEP 688)")
 def test_buffer_export_that_raises_gives_none():
     """The export is the caller's code: what it raises becomes the message."""
-    class BufferRaises:
-        def __buffer__(self, flags):
-            raise RuntimeError("export failed")
-
     assert create(data=BufferRaises()) is None
     assert aclGetRecentErrMsg() == ("aclCreateTensor: tensor_data: cannot read the buffer "
                                     "of a BufferRaises: export failed")

@@ -16,6 +16,7 @@ from sigmoid_backward.aclnn import (ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_FORM
 
 from aclnn_support import clean_aclnn_state, expected, make, sample  # noqa: F401
 from helpers import assert_same
+from hostile import released_memoryview
 
 
 
@@ -164,8 +165,7 @@ def test_failing_workspace_export_is_named():
     a message naming the workspace, and the executor stays usable."""
     (g, y, gi), (g_buf, y_buf, gi_buf), want = broadcast_call()
     status, size, executor = aclnnSigmoidBackwardGetWorkspaceSize(g, y, gi)
-    released = memoryview(bytearray(size))
-    released.release()
+    released = released_memoryview()
     assert aclnnSigmoidBackward(released, size, executor, None) == ACLNN_ERR_PARAM_INVALID
     assert aclGetRecentErrMsg() == ("aclnnSigmoidBackward: workspace: cannot read the buffer "
                                     "of a memoryview: operation forbidden on released "

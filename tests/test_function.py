@@ -8,6 +8,7 @@ import pytest
 from sigmoid_backward import sigmoid_backward, reference
 
 from helpers import ALL_DTYPES, BF16, assert_same, layouts, random_array
+from hostile import ArrayRaises, DLPackOnly
 
 RNG = np.random.default_rng(1234)
 
@@ -29,19 +30,9 @@ def test_buffer_protocol_inputs():
 
 
 def test_dlpack_producer():
-    class Producer:  # exposes only DLPack, as a foreign array library would
-        def __init__(self, a):
-            self._a = a
-
-        def __dlpack__(self, **kwargs):
-            return self._a.__dlpack__(**kwargs)
-
-        def __dlpack_device__(self):
-            return self._a.__dlpack_device__()
-
     g = np.ones(4, np.float32)
     y = np.array([1, 2, 3, 4], np.float32)
-    assert sigmoid_backward(Producer(g), Producer(y)).tolist() == [0, -2, -6, -12]
+    assert sigmoid_backward(DLPackOnly(g), DLPackOnly(y)).tolist() == [0, -2, -6, -12]
 
 
 def test_memmap_and_readonly_inputs(tmp_path):
@@ -312,12 +303,8 @@ def test_ragged_list_names_the_argument():
 
 
 def test_object_whose_array_export_raises():
-    class Bad:
-        def __array__(self, dtype=None, copy=None):
-            raise RuntimeError("no array for you")
-
-    with pytest.raises(TypeError, match="grad_output: cannot make an array of a Bad"):
-        sigmoid_backward(Bad(), np.ones(2))
+    with pytest.raises(TypeError, match="grad_output: cannot make an array of a ArrayRaises"):
+        sigmoid_backward(ArrayRaises(), np.ones(2))
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True])

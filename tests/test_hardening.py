@@ -19,8 +19,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from sigmoid_backward import _dtypes, reference, sigmoid_backward as sb
 
-from helpers import (ALL_DTYPES, BF16, ArrayInterfaceRaises, ArrayRaises, BufferRaises,
-                     DLPackRaises, assert_same)
+from helpers import ALL_DTYPES, BF16, assert_same
+from hostile import (ArrayInterfaceRaises, ArrayRaises, BufferRaises, DLPackRaises,
+                     SequenceRaises, released_memoryview)
 
 OTHER_INPUTS = [np.dtype(d) for d in ("bool", "int8", "int32", "uint16")]  # -> float64
 OUT_DTYPES = ALL_DTYPES + [np.dtype("int32")]  # an integer out is an error
@@ -323,14 +324,6 @@ def test_ragged_lists(ragged, name):
     assert not out.any()
 
 
-class SequenceRaises:
-    def __len__(self):
-        return 3
-
-    def __getitem__(self, index):
-        raise RuntimeError("export failed")
-
-
 HOSTILE = [ArrayRaises, ArrayInterfaceRaises, DLPackRaises, SequenceRaises]
 
 
@@ -362,11 +355,9 @@ def test_python_scalars_that_do_not_fit():
 
 
 def test_released_memoryview_and_objects():
-    view = memoryview(b"\0" * 8)
-    view.release()
     with pytest.raises(TypeError, match="^output: cannot read the buffer of a memoryview: "
                                         "operation forbidden on released memoryview"):
-        sb(1.0, view)
+        sb(1.0, released_memoryview())
     with pytest.raises(TypeError, match="^sigmoid_backward: grad_output has dtype "
                                         "numpy.dtypes.ObjectDType, which is not supported"):
         sb(np.array([1.0, None]), 1.0)

@@ -7,6 +7,7 @@ from sigmoid_backward import sigmoid_backward as sb
 from sigmoid_backward._inputs import as_array
 
 from helpers import BF16, BY_NAME, assert_same
+from hostile import DLPackOnly
 
 
 
@@ -118,24 +119,13 @@ def test_torch_unsupported_dtype_names_the_argument(torch):
 
 
 def test_relabelling_is_generic_for_any_dlpack_producer(torch):
-    class Producer:
-        """Only the DLPack protocol, forwarded from a tensor: no torch special case applies."""
-
-        def __init__(self, tensor):
-            self._tensor = tensor
-
-        def __dlpack__(self, **kwargs):
-            return self._tensor.__dlpack__(**kwargs)
-
-        def __dlpack_device__(self):
-            return self._tensor.__dlpack_device__()
-
+    # DLPackOnly forwards only the DLPack protocol: no torch special case applies.
     t = torch.tensor([0.5, -1.0, 3.0], dtype=torch.bfloat16)
-    arr = as_array(Producer(t), "output")
+    arr = as_array(DLPackOnly(t), "output")
     assert arr.dtype == BF16
     assert_same(arr, np.array([0.5, -1.0, 3.0], BF16))
     # Other dtypes pass through unchanged.
-    assert_same(as_array(Producer(torch.tensor([1.5], dtype=torch.float16)), "output"),
+    assert_same(as_array(DLPackOnly(torch.tensor([1.5], dtype=torch.float16)), "output"),
           np.array([1.5], np.float16))
 
 
