@@ -1,9 +1,10 @@
 """Hardening of the aclnn path: fuzzing budget, streams and threads, leaks,
 hostile inputs and Ctrl-C.
 
-The descriptor fuzzing lives in test_aclnn_fuzz.py (300 examples per
-property in every run); ``python -m pytest --runslow`` (or ``-m slow``) adds
-a 10,000-example run of each of its two properties here.
+The descriptor fuzzing's strategies and properties are in aclnn_fuzzing.py,
+which test_aclnn_fuzz.py runs with 300 examples per property in every run;
+``python -m pytest --runslow`` (or ``-m slow``) adds a 10,000-example run of
+each of the two properties here.
 """
 import gc
 import mmap
@@ -28,7 +29,7 @@ from sigmoid_backward.aclnn import (ACL_BF16, ACL_COMPLEX64, ACL_COMPLEX128, ACL
                                     aclrtDestroyStream, aclrtSynchronizeStream,
                                     aclSetAclOpExecutorRepeatable, check, tensor_from_array)
 
-import test_aclnn_fuzz as fuzz
+import aclnn_fuzzing as fuzz
 from aclnn_support import (NP_OF, clean_aclnn_state, expected, gather, make,  # noqa: F401
                            run, sample)
 from helpers import assert_same
