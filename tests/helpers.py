@@ -1,5 +1,8 @@
-"""Shared test helpers: the dtypes, the one exact comparison, the array
-generators."""
+"""Shared test helpers: the dtypes, the one exact comparison, the thread
+runner and the array generators.  Objects whose export raises are in
+hostile.py."""
+import threading
+
 import ml_dtypes
 import numpy as np
 
@@ -10,8 +13,10 @@ REAL_DTYPES = ALL_DTYPES[:4]
 # "float16", "bfloat16", "float32", "float64", "complex64", "complex128"
 BY_NAME = {dtype.name: dtype for dtype in ALL_DTYPES}
 
+WAIT = 60  # seconds: a bound for a hung thread, never reached when all is well
 
-# ---- comparing ----------------------------------------------------------------
+
+# ---- comparing ---------------------------------------------------------------
 
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
@@ -67,7 +72,34 @@ def assert_same(actual, expected, context="", *, nan_payloads=False):
             f"!= {expected_arr[first]!r} (bits {bits(e_bits)}); {arrays}")
 
 
-# ---- generating ------------------------------------------------------------
+# ---- threads -----------------------------------------------------------------
+
+def run_threads(target, count, *, barrier=False, timeout=WAIT):
+    """Run ``target(i)`` for i in range(count), each in its own thread, all
+    released at once by a barrier if ``barrier``; join them (each within
+    ``timeout`` seconds, failing if one hangs) and return what they raised,
+    as (i, exception) pairs: [] when every call returned."""
+    errors = []
+    start = threading.Barrier(count) if barrier else None
+
+    def guarded(i):
+        try:
+            if start is not None:
+                start.wait(timeout)
+            target(i)
+        except BaseException as exc:  # reported by the calling thread
+            errors.append((i, exc))
+
+    threads = [threading.Thread(target=guarded, args=(i,)) for i in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout)
+    assert not any(t.is_alive() for t in threads), "a thread hung"
+    return errors
+
+
+# ---- generating --------------------------------------------------------------
 
 SPECIALS = [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45,
             1.17e-38, 5e-324, 1e-310, 3.4028235e38, -3.4028235e38, 1.7976931348623157e308,

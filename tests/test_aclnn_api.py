@@ -15,6 +15,7 @@ from sigmoid_backward.aclnn import (ACLNN_ERR_PARAM_INVALID, ACLNN_SUCCESS, Acln
                                     set_soc_version)
 
 from aclnn_support import clean_aclnn_state, raw  # noqa: F401 (autouse)
+from helpers import run_threads
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -95,20 +96,14 @@ def test_messages_are_per_thread():
 
 def test_messages_under_concurrency():
     errors = []
-    barrier = threading.Barrier(4)
 
     def worker(tag):
-        barrier.wait()
         for _ in range(50):
             _fail_once(tag)
             message = aclGetRecentErrMsg()
             if f"[{tag}]" not in message or message.count("aclCreateTensor") != 1:
                 errors.append(message)
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    assert run_threads(worker, 4, barrier=True) == []
     assert errors == []
 
 

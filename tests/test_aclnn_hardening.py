@@ -32,32 +32,11 @@ from sigmoid_backward.aclnn import (ACL_BF16, ACL_COMPLEX64, ACL_COMPLEX128, ACL
 import aclnn_fuzzing as fuzz
 from aclnn_support import (NP_OF, clean_aclnn_state, expected, gather, make,  # noqa: F401
                            run, sample)
-from helpers import assert_same
+from helpers import WAIT, assert_same, run_threads
 from hostile import (ArrayInterfaceRaises, ArrayRaises, BufferRaises, DLPackRaises, closed_mmap,
                      released_memoryview, released_pickle_buffer)
 
-WAIT = 60  # seconds: a bound for a hung test, never reached when all is well
 P1, P2 = aclnnSigmoidBackwardGetWorkspaceSize, aclnnSigmoidBackward
-
-
-
-def run_threads(target, count):
-    """Run ``target(i)`` in ``count`` threads; the exceptions they raised."""
-    errors = []
-
-    def guarded(i):
-        try:
-            target(i)
-        except BaseException as exc:  # reported by the calling thread
-            errors.append((i, repr(exc)))
-
-    threads = [threading.Thread(target=guarded, args=(i,)) for i in range(count)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(WAIT)
-    assert not any(t.is_alive() for t in threads), "a thread hung"
-    return errors
 
 
 # --- fuzzing: the long budget --------------------------------------------------

@@ -23,7 +23,7 @@ from sigmoid_backward.aclnn import (ACL_DOUBLE, ACL_FLOAT, ACL_FORMAT_ND,
 from sigmoid_backward.aclnn import _plan, _stream
 
 from aclnn_support import clean_aclnn_state, expected, make, sample  # noqa: F401
-from helpers import assert_same
+from helpers import assert_same, run_threads
 
 WAIT = 30  # seconds: a bound for a hung test, never reached when all is well
 
@@ -179,11 +179,7 @@ def test_concurrent_launchers(stream):
 
     def worker(i):
         results[i] = launch(*cases[i], stream)
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(cases))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(WAIT)
+    assert run_threads(worker, len(cases), timeout=WAIT) == []
     check(aclrtSynchronizeStream(stream))
     for (g, y), buf in zip(cases, results):
         assert_same(buf, expected(g, y, ACL_FLOAT))

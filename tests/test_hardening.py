@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from sigmoid_backward import _dtypes, reference, sigmoid_backward as sb
 
-from helpers import ALL_DTYPES, BF16, assert_same
+from helpers import ALL_DTYPES, BF16, assert_same, run_threads
 from hostile import (ArrayInterfaceRaises, ArrayRaises, BufferRaises, DLPackRaises,
                      SequenceRaises, released_memoryview)
 
@@ -189,10 +189,8 @@ def test_8_python_threads_x_200_calls_are_exact():
     expected = [call().tobytes() for call in work]
     outs = [np.empty(70_000, np.float64) for _ in range(8)]
     failures = []
-    start = threading.Barrier(8)
 
     def worker(index):
-        start.wait()
         for i in range(200):
             k = (index + i) % (len(work) + 1)
             if k == len(work):  # each thread also writes its own out=
@@ -203,11 +201,7 @@ def test_8_python_threads_x_200_calls_are_exact():
             if got != want:
                 failures.append((index, i, k))
 
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    assert run_threads(worker, 8, barrier=True) == []
     assert failures == []
 
 

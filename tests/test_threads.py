@@ -11,7 +11,7 @@ import sigmoid_backward as sb
 from sigmoid_backward import sigmoid_backward, reference
 from sigmoid_backward import _threads
 
-from helpers import ALL_DTYPES, assert_same, random_array
+from helpers import ALL_DTYPES, assert_same, random_array, run_threads
 
 needs_openmp = pytest.mark.skipif(not sb.OPENMP_ENABLED, reason="built without OpenMP")
 needs_two_cpus = pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2,
@@ -121,23 +121,13 @@ def test_many_python_threads_at_once():
         shape = (1000 + 37 * i,) if i % 2 else (70_000 + i,)
         g, y = random_array(rng, shape, dtype), random_array(rng, (1,) if i % 3 == 0 else shape, dtype)
         cases.append((g, y, reference.sigmoid_backward(g, y)))
-    errors = []
-    barrier = threading.Barrier(8)
 
     def worker(k):
-        barrier.wait()
-        try:
-            for j in range(25):
-                g, y, expected = cases[(k + j) % len(cases)]
-                assert_same(sigmoid_backward(g, y, num_threads=1 + j % 2), expected)
-        except BaseException as exc:  # reported in the main thread
-            errors.append(exc)
+        for j in range(25):
+            g, y, expected = cases[(k + j) % len(cases)]
+            assert_same(sigmoid_backward(g, y, num_threads=1 + j % 2), expected)
 
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    errors = run_threads(worker, 8, barrier=True)
     assert not errors, errors[0]
 
 
