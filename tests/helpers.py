@@ -1,6 +1,10 @@
 """Shared test helpers: the dtypes, the one exact comparison, the thread
-runner and the array generators.  Objects whose export raises are in
-hostile.py."""
+runner, a Ctrl-C runner, the memory in use, and the array generators.
+Objects whose export raises are in hostile.py."""
+import os
+import signal
+import subprocess
+import sys
 import threading
 
 import ml_dtypes
@@ -99,6 +103,31 @@ def run_threads(target, count, *, barrier=False, timeout=WAIT):
     return errors
 
 
+# ---- processes and memory -------------------------------------------------------
+
+def interrupted(script, timeout=WAIT):
+    """Run ``script`` in a fresh Python; once it prints "ready", let it get
+    into its loop (0.3 s) and send it SIGINT, as Ctrl-C does.  Returns
+    (returncode, stdout after "ready", stderr)."""
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "ready\n"
+        threading.Event().wait(0.3)  # let it get into the loop
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=timeout)
+    finally:
+        proc.kill()
+        proc.wait()
+    return proc.returncode, stdout, stderr
+
+
+def rss_bytes():
+    """This process's resident memory (Linux: /proc/self/statm)."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
 # ---- generating --------------------------------------------------------------
 
 SPECIALS = [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45,
@@ -145,3 +174,9 @@ def layouts(rng, shape, dtype):
     yield "readonly", ro
     if base.ndim >= 2:
         yield "transposed", np.ascontiguousarray(base.T).T
+
+
+def zero_strided(shape, writeable=False):
+    """A float32 array of ``shape`` over one element: NumPy's way to say huge."""
+    return np.lib.stride_tricks.as_strided(np.zeros(1, np.float32), shape=shape,
+                                           strides=(0,) * len(shape), writeable=writeable)

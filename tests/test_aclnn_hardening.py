@@ -10,7 +10,6 @@ import gc
 import mmap
 import os
 import signal
-import subprocess
 import sys
 import textwrap
 import threading
@@ -32,7 +31,7 @@ from sigmoid_backward.aclnn import (ACL_BF16, ACL_COMPLEX64, ACL_COMPLEX128, ACL
 import aclnn_fuzzing as fuzz
 from aclnn_support import (NP_OF, clean_aclnn_state, expected, gather, make,  # noqa: F401
                            run, sample)
-from helpers import WAIT, assert_same, run_threads
+from helpers import WAIT, assert_same, interrupted, rss_bytes, run_threads, zero_strided
 from hostile import (ArrayInterfaceRaises, ArrayRaises, BufferRaises, DLPackRaises, closed_mmap,
                      released_memoryview, released_pickle_buffer)
 
@@ -178,11 +177,6 @@ def test_python_threads_running_both_phases_on_the_default_stream():
 
 # --- leaks -------------------------------------------------------------------
 
-def _rss_bytes():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-
-
 @pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs Linux /proc")
 def test_refcounts_and_memory_are_stable_over_100000_calls():
     g_buf = np.ones(4, np.float32)
@@ -251,7 +245,7 @@ def test_refcounts_and_memory_are_stable_over_100000_calls():
     def measure():
         gc.collect()
         return ([sys.getrefcount(o) for o in watched], len(gc.get_objects()),
-                sys.getallocatedblocks(), _rss_bytes(), threading.active_count())
+                sys.getallocatedblocks(), rss_bytes(), threading.active_count())
 
     for loop, count, indexed in loops:  # warm up caches and free lists
         for i in range(max(count // 50, 20)):
@@ -273,11 +267,6 @@ def test_refcounts_and_memory_are_stable_over_100000_calls():
 
 # --- hostile inputs ----------------------------------------------------------
 
-def _zero_strided(shape, dtype=np.float32):
-    """A writable array of ``shape`` over one element: numpy's way to say huge."""
-    return as_strided(np.zeros(1, dtype), shape=shape, strides=(0,) * len(shape))
-
-
 @pytest.mark.parametrize("dims, stride, storage, words", [
     ([2 ** 32, 2 ** 32], [0, 0], [1], "element count of view_dims [4294967296, 4294967296]"),
     ([2 ** 31, 2 ** 31], [0, 0], [1], "byte size of view_dims"),
@@ -296,17 +285,17 @@ def test_dims_whose_product_overflows_int64(dims, stride, storage, words):
 
 def test_huge_broadcasts_are_refused_or_planned_without_allocating():
     # Each input is a valid tensor; their broadcast has 2**64 elements.
-    g = tensor_from_array(_zero_strided((2 ** 32, 1)))
-    y = tensor_from_array(_zero_strided((1, 2 ** 32)))
-    gi = tensor_from_array(_zero_strided((2 ** 32, 1)))
+    g = tensor_from_array(zero_strided((2 ** 32, 1), writeable=True))
+    y = tensor_from_array(zero_strided((1, 2 ** 32), writeable=True))
+    gi = tensor_from_array(zero_strided((2 ** 32, 1), writeable=True))
     assert P1(g, y, gi) == (ACLNN_ERR_PARAM_INVALID, 0, None)
     assert "broadcast to shape [4294967296, 4294967296]" in aclGetRecentErrMsg()
     # 2**60 elements fit in int64: phase 1 plans 2**63 + 63 bytes of staging,
     # and phase 2 refuses any smaller workspace before touching memory.
     storage = np.full(1, 7, np.float32)
     huge_out = as_strided(storage, shape=(2 ** 30, 2 ** 30), strides=(0, 0))
-    g = tensor_from_array(_zero_strided((2 ** 30, 1)))
-    y = tensor_from_array(_zero_strided((1, 2 ** 30)))
+    g = tensor_from_array(zero_strided((2 ** 30, 1), writeable=True))
+    y = tensor_from_array(zero_strided((1, 2 ** 30), writeable=True))
     status, size, executor = P1(g, y, tensor_from_array(huge_out))
     assert (status, size) == (ACLNN_SUCCESS, 2 ** 63 + 63)
     assert P2(bytearray(1 << 16), 1 << 16, executor, None) == ACLNN_ERR_PARAM_INVALID
@@ -491,21 +480,12 @@ CTRL_C = textwrap.dedent("""
 @pytest.mark.parametrize("on_stream", [True, False], ids=["stream", "default stream"])
 def test_ctrl_c_during_a_long_computation(on_stream, catch):
     script = f"ON_STREAM = {on_stream}\nCATCH = {catch}\n" + CTRL_C
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout.readline() == "ready\n"
-        threading.Event().wait(0.3)  # let it get into the loop
-        proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=WAIT)
-    finally:
-        proc.kill()
-        proc.wait()
+    returncode, stdout, stderr = interrupted(script)
     if catch:
-        assert (proc.returncode, stdout) == (0, "recovered\natexit ran\n"), stderr
+        assert (returncode, stdout) == (0, "recovered\natexit ran\n"), stderr
     else:
         # CPython re-raises an uncaught KeyboardInterrupt as SIGINT after the
         # traceback and the atexit handlers: an orderly exit, not a crash.
-        assert proc.returncode in (-signal.SIGINT, 1), (proc.returncode, stderr)
+        assert returncode in (-signal.SIGINT, 1), (returncode, stderr)
         assert stderr.rstrip().endswith("KeyboardInterrupt"), stderr
         assert stdout == "atexit ran\n", (stdout, stderr)

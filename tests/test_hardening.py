@@ -7,10 +7,8 @@ The fuzzing runs a short budget by default; ``python -m pytest --runslow``
 import gc
 import os
 import signal
-import subprocess
 import sys
 import textwrap
-import threading
 
 import hypothesis.extra.numpy as hnp
 import numpy as np
@@ -19,7 +17,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from sigmoid_backward import _dtypes, reference, sigmoid_backward as sb
 
-from helpers import ALL_DTYPES, BF16, assert_same, run_threads
+from helpers import (ALL_DTYPES, BF16, assert_same, interrupted, rss_bytes, run_threads,
+                     zero_strided)
 from hostile import (ArrayInterfaceRaises, ArrayRaises, BufferRaises, DLPackRaises,
                      SequenceRaises, released_memoryview)
 
@@ -207,11 +206,6 @@ def test_8_python_threads_x_200_calls_are_exact():
 
 # --- leaks -----------------------------------------------------------------
 
-def _rss_bytes():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-
-
 @pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs Linux /proc")
 def test_refcounts_and_memory_are_stable_over_100000_calls():
     g = np.ones(4, np.float32)
@@ -234,22 +228,17 @@ def test_refcounts_and_memory_are_stable_over_100000_calls():
     gc.collect()
     refs = [sys.getrefcount(a) for a in (g, y, out, bad)]
     blocks = sys.getallocatedblocks()
-    rss = _rss_bytes()
+    rss = rss_bytes()
     for i in range(100_000):
         calls[i % len(calls)]()
     gc.collect()
     assert [sys.getrefcount(a) for a in (g, y, out, bad)] == refs
     # A leak of one object per call would be >= 16,000 blocks here.
     assert sys.getallocatedblocks() - blocks < 1_000
-    assert _rss_bytes() - rss < 4 * 2**20
+    assert rss_bytes() - rss < 4 * 2**20
 
 
 # --- hostile inputs --------------------------------------------------------
-
-def _zero_strided(shape, writeable=False):
-    return np.lib.stride_tricks.as_strided(np.zeros(1, np.float32), shape=shape,
-                                           strides=(0,) * len(shape), writeable=writeable)
-
 
 class ArrayInterfaceTooBig:
     """Claims 2**80 elements: NumPy must refuse before reading any memory."""
@@ -261,11 +250,11 @@ def test_dims_whose_product_overflows():
     with pytest.raises(ValueError, match="^grad_output: cannot make an array of it"):
         sb(ArrayInterfaceTooBig(), 1.0)
     # Each shape fits, their broadcast does not.
-    tall, wide = _zero_strided((2**32, 1)), _zero_strided((1, 2**32))
+    tall, wide = zero_strided((2**32, 1)), zero_strided((1, 2**32))
     with pytest.raises(ValueError, match="too large"):
         sb(tall, wide)
     # 2**60 elements fit in intp but not in memory: refused before any work.
-    huge = _zero_strided((2**30, 2**30))
+    huge = zero_strided((2**30, 2**30))
     with pytest.raises(MemoryError):
         sb(huge, huge)
 
@@ -385,20 +374,11 @@ CTRL_C = textwrap.dedent("""
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 @pytest.mark.parametrize("catch", [True, False], ids=["caught", "uncaught"])
 def test_ctrl_c_during_a_long_computation(catch):
-    proc = subprocess.Popen([sys.executable, "-c", f"CATCH = {catch}\n" + CTRL_C],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout.readline() == "ready\n"
-        threading.Event().wait(0.3)  # let it get into the loop
-        proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-        proc.wait()
+    returncode, stdout, stderr = interrupted(f"CATCH = {catch}\n" + CTRL_C)
     if catch:
-        assert (proc.returncode, stdout) == (0, "recovered\n"), stderr
+        assert (returncode, stdout) == (0, "recovered\n"), stderr
     else:
         # CPython re-raises an uncaught KeyboardInterrupt as SIGINT: that,
         # after a normal traceback, is an orderly exit, not a crash.
-        assert proc.returncode in (-signal.SIGINT, 1), (proc.returncode, stderr)
+        assert returncode in (-signal.SIGINT, 1), (returncode, stderr)
         assert stderr.rstrip().endswith("KeyboardInterrupt"), stderr
