@@ -13,7 +13,7 @@ from sigmoid_backward import aclnn
 
 from helpers import BF16
 
-# SPEC.md's dtypes, written out here rather than imported from the package.
+# The operator's dtypes (docs/semantics.md), written out here rather than imported from the package.
 NP_OF = {
     aclnn.ACL_FLOAT: np.dtype(np.float32),
     aclnn.ACL_FLOAT16: np.dtype(np.float16),
@@ -25,7 +25,7 @@ NP_OF = {
 SIX = list(NP_OF)
 UNSUPPORTED = [t for t in aclnn.aclDataType if t not in NP_OF]
 
-# SPEC.md's promotion table, literally.
+# The operator's promotion table (docs/semantics.md), literally.
 _F16, _BF16, _F32, _F64, _C64, _C128 = (aclnn.ACL_FLOAT16, aclnn.ACL_BF16, aclnn.ACL_FLOAT,
                                         aclnn.ACL_DOUBLE, aclnn.ACL_COMPLEX64,
                                         aclnn.ACL_COMPLEX128)
@@ -45,7 +45,7 @@ def promote(a, b):
 
 
 def castable(src, dst):
-    """SPEC.md: any cast but complex to real."""
+    """The operator's rule: any cast but complex to real."""
     return not (src in (_C64, _C128) and dst not in (_C64, _C128))
 
 

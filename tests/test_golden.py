@@ -83,7 +83,7 @@ def test_npy_inputs_promote_and_dtype_overrides(tmp_path, capsys):
     np.save(tmp_path / "y.npy", y)
     _golden(capsys, "--grad-output", tmp_path / "g.npy", "--output", tmp_path / "y.npy",
             "--out", tmp_path / "r.npy")
-    assert_same(np.load(tmp_path / "r.npy"), sb(g, y))  # float32 by SPEC.md's table
+    assert_same(np.load(tmp_path / "r.npy"), sb(g, y))  # float32 by the promotion table
     _golden(capsys, "--grad-output", tmp_path / "g.npy", "--output", tmp_path / "y.npy",
             "--out", tmp_path / "r64.npy", "--dtype", "fp64")
     assert_same(np.load(tmp_path / "r64.npy"), sb(g, y, dtype=np.float64))

@@ -47,11 +47,11 @@ def test_torch_tensors_match_numpy(torch, name):
 
 
 # float16 is left out: PyTorch's CPU kernel rounds every step to float16,
-# where SPEC.md computes in float32 and rounds once (it differs in the last
+# where the operator computes in float32 and rounds once (it differs in the last
 # bit for about a third of the values).
 @pytest.mark.parametrize("name", ["bfloat16", "float32", "float64", "complex64", "complex128"])
 def test_torch_matches_torch_sigmoid_backward(torch, name):
-    # SPEC.md: same evaluation order and conjugation as PyTorch's CPU kernel.
+    # The operator's rule: same evaluation order and conjugation as PyTorch's CPU kernel.
     g, y = _torch_pair(torch, getattr(torch, name), shape=(64, 257))
     expected = torch.ops.aten.sigmoid_backward(g, y)
     assert_same(sb(g, y), _numpy_of(torch, expected))

@@ -1,9 +1,11 @@
 """The slow, obviously correct twin of :func:`sigmoid_backward.sigmoid_backward`.
 
-Pure NumPy, one operation at a time, in the order SPEC.md fixes.  It is the
-oracle of the test suite, and shipped so that users can check the fast path
-on their own data.  It shares only the dtype rules (_dtypes.py) with the fast
-path; those rules are tested against SPEC.md's table on their own.
+Pure NumPy, one operation at a time, in the order docs/semantics.md fixes.
+It is the oracle of the test suite, and shipped so that users can check the
+fast path on their own data.  It shares no code with the fast path: its
+dtype rules (_dtypes.py) restate the ufunc's promoter in Python, and the
+tests compare the two on every pair of input dtypes and against the
+promotion table.
 """
 import numpy as np
 

@@ -1,7 +1,7 @@
 """The two-phase API: aclnnSigmoidBackwardGetWorkspaceSize (check and plan),
 aclnnSigmoidBackward (run), and the executor's life cycle.
 
-Phase 1 runs SPEC.md's checks in the implementation's order, each failure
+Phase 1 runs the operator's checks (docs/semantics.md) in the implementation's order, each failure
 with its status and a message naming the check, the tensor, its dtype and
 its shape:
 
