@@ -12,7 +12,7 @@ import pytest
 import sigmoid_backward as sbm
 from sigmoid_backward import _dtypes, _kernels, reference, sigmoid_backward, ufunc
 
-from helpers import ALL_DTYPES, BF16, assert_same, random_array
+from helpers import ALL_DTYPES, BF16, assert_same, random_array, specials
 
 RNG = np.random.default_rng(77)
 CALLERS = {"function": sigmoid_backward, "ufunc": ufunc}
@@ -28,7 +28,13 @@ def _expected(g, y, **kwargs):
 def test_is_a_numpy_ufunc():
     assert isinstance(ufunc, np.ufunc)
     assert (ufunc.__name__, ufunc.nin, ufunc.nout, ufunc.nargs) == ("sigmoid_backward", 2, 1, 3)
-    assert ufunc.types == ["ee->e", "ff->f", "dd->d", "FF->F", "DD->D"]
+    # A loop for every pair of NumPy's five dtypes (the bfloat16 loops are
+    # registered apart, as user-type loops), each computing in the pair's
+    # promotion.
+    codes = "efdFD"
+    assert len(ufunc.types) == 25 and {"ee->e", "ff->f", "dd->d", "FF->F", "DD->D",
+                                       "ef->f", "fd->d", "dF->D", "Fd->D"} <= set(ufunc.types)
+    assert all(t[0] in codes and t[1] in codes for t in ufunc.types)
     assert "grad_output * (1 - output) * output" in ufunc.__doc__
     assert sbm.ufunc is ufunc
     g = np.ones(3, BF16)
@@ -68,8 +74,11 @@ def test_where(dtype):
 def test_casting():
     f32, f64 = np.ones(3, np.float32), np.full(3, 0.5)
     for call in CALLERS.values():
+        # float32 with float64 has a loop of its own that widens as it
+        # reads: no cast, so casting='no' allows it.  An integer needs one.
+        assert call(f32, f64, casting="no").dtype == np.float64
         with pytest.raises(TypeError, match="casting rule 'no'"):
-            call(f32, f64, casting="no")
+            call(f32, np.ones(3, np.int32), casting="no")
         assert call(f32, f32, casting="no").dtype == np.float32
         out = np.zeros(3, np.float16)
         with pytest.raises(TypeError, match="casting rule 'safe'"):
@@ -156,7 +165,8 @@ def test_resolve_dtypes_is_the_promotion_table():
              c128: [c128, c128, c128, c128, c128, c128]}
     for a, row in table.items():
         for b, expected in zip(ALL_DTYPES, row):
-            assert ufunc.resolve_dtypes((a, b, None)) == (expected,) * 3
+            # Each pair has its own loop: the inputs stay as they are.
+            assert ufunc.resolve_dtypes((a, b, None)) == (a, b, expected)
     assert ufunc.resolve_dtypes((bf16, float, None)) == (bf16,) * 3   # weak
     assert ufunc.resolve_dtypes((np.dtype(np.int8), int, None)) == (f64,) * 3
 
@@ -297,6 +307,29 @@ def test_strided_and_broadcast_inner_loops_on_every_isa(dtype, every_isa):
                     out = np.zeros(3 * m, dtype)[::-3]
                     sigmoid_backward(g_b[:m], y_b[:m], out=out, num_threads=threads)
                     assert_same(out, expected[:m], f"{isa} strided out m={m}")
+
+
+@pytest.mark.parametrize("g_dtype, y_dtype", [(a, b) for a in ALL_DTYPES for b in ALL_DTYPES
+                                               if a != b],
+                         ids=lambda d: str(d))
+def test_mixed_dtype_loops_widen_exactly(g_dtype, y_dtype, every_isa):
+    """Each mixed pair has a loop that widens the narrower input as it
+    gathers it: the reference's bits (it casts first), contiguous, strided
+    and broadcast, one and several threads, on every ISA."""
+    n = 3 * _kernels.thresholds()["parallel_share_bytes"] // 8 + 77
+    g = random_array(RNG, n, g_dtype)
+    y = random_array(RNG, 2 * n, y_dtype)
+    special_g, special_y = specials(g_dtype)[:, None], specials(y_dtype)[None, :]
+    for isa in every_isa:
+        _kernels.use_isa(isa)
+        # Every pair of special values (signed zeros, inf, NaN, subnormals).
+        assert_same(sigmoid_backward(special_g, special_y), _expected(special_g, special_y), isa)
+        for gv, yv in [(g, y[:n]), (g, y[::2]), (g[::-1], y[:1])]:
+            expected = _expected(gv, yv)
+            for threads in (1, 2):
+                assert_same(sigmoid_backward(gv, yv, num_threads=threads), expected, isa)
+                assert_same(sigmoid_backward(yv, gv, num_threads=threads),
+                            _expected(yv, gv), isa)
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)

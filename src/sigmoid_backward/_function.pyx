@@ -83,8 +83,8 @@ cpdef object fast_path(object grad_output, object output, object out, int reques
         o = cnp.PyArray_EMPTY(cnp.PyArray_NDIM(g), cnp.PyArray_DIMS(g), typenum, 0)
     size = cnp.PyArray_ITEMSIZE(o)
     with nogil:
-        compute(<Kind>kind, <const char*>cnp.PyArray_DATA(g), size,
-                <const char*>cnp.PyArray_DATA(y), size,
+        compute(<Kind>kind, <Kind>kind, <const char*>cnp.PyArray_DATA(g), size,
+                <Kind>kind, <const char*>cnp.PyArray_DATA(y), size,
                 <char*>cnp.PyArray_DATA(o), size, cnp.PyArray_SIZE(o),
                 threads_for(requested))
     if out is None and cnp.PyArray_NDIM(o) == 0:

@@ -12,12 +12,15 @@ cdef enum Kind:
 # The Kind of a NumPy type number, or -1 when the kernels do not support it.
 cdef int kind_of(int typenum) noexcept
 
-# out[i] = g[i] * (1 - y[i]) * y[i] (conjugated for complex) for i < n, where
-# element i of each operand lies i * step bytes past its pointer (any step,
-# 0 included).  out may be g or y itself (same pointer and step) but must not
-# overlap them otherwise.  Runs on at most nthreads OpenMP threads.
-cdef void compute(Kind kind, const char *g, Py_ssize_t g_step,
-                  const char *y, Py_ssize_t y_step,
+# out[i] = g[i] * (1 - y[i]) * y[i] (conjugated for complex) for i < n, in
+# the compute dtype `kind`, where element i of each operand lies i * step
+# bytes past its pointer (any step, 0 included).  out has dtype `kind`; g and
+# y have theirs (g_kind, y_kind), which `kind` must hold exactly (the same,
+# or float16/bfloat16/float32 into a wider compute dtype, complex64 into
+# complex128).  out may be g or y itself (same pointer, step and dtype) but
+# must not overlap them otherwise.  Runs on at most nthreads OpenMP threads.
+cdef void compute(Kind kind, Kind g_kind, const char *g, Py_ssize_t g_step,
+                  Kind y_kind, const char *y, Py_ssize_t y_step,
                   char *out, Py_ssize_t out_step,
                   Py_ssize_t n, int nthreads) noexcept nogil
 

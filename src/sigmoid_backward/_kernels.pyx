@@ -9,8 +9,10 @@ CPU has):
 - contiguous operands go to the loop as they are; a large output is
   computed in small blocks and written with non-temporal stores
   (_nontemporal.h), which saves reading out's old contents from memory;
-- strided operands (a broadcast one has stride 0) are gathered into small
-  contiguous blocks, computed by the same loop and scattered to out, so
+- strided operands (a broadcast one has stride 0), and inputs of a dtype
+  the compute dtype holds exactly (float32 into a float64 computation, say),
+  are gathered, and widened, into small contiguous blocks, computed by the
+  same loop and scattered to out, so
   every layout gives the contiguous one's values, bit for bit (a NaN result
   is a NaN; its sign and payload may depend on whether a vector body or a
   scalar tail computed it).
@@ -45,6 +47,10 @@ cdef extern from "_threads.h" nogil:
     void sb_threads_team_starts()
     int sb_openmp_enabled()
     int sb_num_procs
+
+cdef extern from "_half.h" nogil:
+    float sb_f16_to_f32(uint16_t h)
+    float sb_bf16_to_f32(uint16_t h)
 
 cdef extern from "_fpflags.h" nogil:
     ctypedef struct sb_fpflags_t:
@@ -154,31 +160,84 @@ cdef void _contiguous_share(const elem_t* g,    # IN
     sb_nt_fence()
 
 
-cdef inline const elem_t* _gather(const elem_t* src, Py_ssize_t step,
-                                  elem_t* buf, Py_ssize_t m, bint* filled) noexcept nogil:
-    """``m`` elements of ``src`` as a contiguous block: ``src`` itself when
-    contiguous, else copied into ``buf``.  A broadcast operand (step 0) is
-    copied once per share: ``filled`` remembers it."""
+cdef inline void _put(elem_t* buf, Py_ssize_t i, double x) noexcept nogil:
+    """buf[i] = x, a real value the compute dtype holds exactly.  Complex
+    elements are written part by part: Cython's real-to-complex conversion
+    computes ``x + 0*I``, which turns -0.0 into +0.0."""
+    if elem_t is float or elem_t is double:
+        buf[i] = <elem_t>x
+    elif elem_t is complex64_t:
+        (<float*>&buf[i])[0] = <float>x
+        (<float*>&buf[i])[1] = 0
+    elif elem_t is complex128_t:
+        (<double*>&buf[i])[0] = x
+        (<double*>&buf[i])[1] = 0
+
+
+cdef inline void _widen(int src_kind, const char* src, Py_ssize_t step,
+                        elem_t* buf, Py_ssize_t m) noexcept nogil:
+    """``m`` elements of ``src``, a dtype that ``elem_t`` holds exactly, into
+    ``buf``: the mixed-dtype loops convert while they gather, so that NumPy
+    need not cast a whole input first (benchmarks/NOTES.md).  A double
+    holds every source value exactly on the way."""
     cdef Py_ssize_t i
+    if elem_t is uint16_t:
+        return   # 16-bit compute dtypes widen nothing
+    if src_kind == KIND_F16:
+        for i in range(m):
+            _put(buf, i, sb_f16_to_f32((<const uint16_t*>(src + i * step))[0]))
+    elif src_kind == KIND_BF16:
+        for i in range(m):
+            _put(buf, i, sb_bf16_to_f32((<const uint16_t*>(src + i * step))[0]))
+    elif src_kind == KIND_F32:
+        for i in range(m):
+            _put(buf, i, (<const float*>(src + i * step))[0])
+    elif src_kind == KIND_F64:
+        for i in range(m):
+            _put(buf, i, (<const double*>(src + i * step))[0])
+    elif elem_t is complex128_t:   # complex64 into complex128
+        for i in range(m):
+            (<double*>&buf[i])[0] = (<const float*>(src + i * step))[0]
+            (<double*>&buf[i])[1] = (<const float*>(src + i * step))[1]
+
+
+cdef inline const elem_t* _gather(int src_kind, const char* src, Py_ssize_t step,
+                                  int kind, elem_t* buf, Py_ssize_t m,
+                                  bint* filled) noexcept nogil:
+    """``m`` elements of ``src`` (of ``src_kind``) as a contiguous block of the
+    compute dtype (``kind``): ``src`` itself when it is that already, else
+    copied or widened into ``buf``.  A broadcast operand (step 0) is copied
+    once per share: ``filled`` remembers it."""
+    cdef Py_ssize_t i
+    if src_kind != kind:
+        if step == 0:
+            if not filled[0]:
+                _widen(src_kind, src, 0, buf, BLOCK * sizeof(double) // sizeof(elem_t))
+                filled[0] = True
+        else:
+            _widen(src_kind, src, step, buf, m)
+        return buf
     if step == <Py_ssize_t>sizeof(elem_t):
-        return src
+        return <const elem_t*>src
     if step == 0:
         if not filled[0]:
             for i in range(<Py_ssize_t>(BLOCK * sizeof(double) // sizeof(elem_t))):
-                buf[i] = src[0]
+                buf[i] = (<const elem_t*>src)[0]
             filled[0] = True
         return buf
     for i in range(m):
-        buf[i] = (<const elem_t*>(<const char*>src + i * step))[0]
+        buf[i] = (<const elem_t*>(src + i * step))[0]
     return buf
 
 
-cdef void _strided_share(const elem_t* g, Py_ssize_t gs,    # IN
-                         const elem_t* y, Py_ssize_t ys,    # IN
-                         elem_t* out, Py_ssize_t os,        # OUT
-                         Py_ssize_t n, bint bf16) noexcept nogil:
-    """One thread's share when some operand is strided (steps in bytes):
-    blocks gathered, computed by the contiguous loop, and scattered."""
+cdef void _gathered_share(int kind,
+                          int g_kind, const char* g, Py_ssize_t gs,    # IN
+                          int y_kind, const char* y, Py_ssize_t ys,    # IN
+                          elem_t* out, Py_ssize_t os,                  # OUT
+                          Py_ssize_t n) noexcept nogil:
+    """One thread's share when some operand is strided (steps in bytes) or
+    of another dtype: blocks gathered (and widened), computed by the
+    contiguous loop, and scattered."""
     cdef double gbuf[BLOCK]
     cdef double ybuf[BLOCK]
     cdef double obuf[BLOCK]
@@ -191,29 +250,30 @@ cdef void _strided_share(const elem_t* g, Py_ssize_t gs,    # IN
     cdef elem_t* op
     while start < n:
         m = min(block, n - start)
-        gp = _gather(<const elem_t*>(<const char*>g + start * gs), gs,
-                     <elem_t*>gbuf, m, &g_filled)
-        yp = _gather(<const elem_t*>(<const char*>y + start * ys), ys,
-                     <elem_t*>ybuf, m, &y_filled)
+        gp = _gather(g_kind, g + start * gs, gs, kind, <elem_t*>gbuf, m, &g_filled)
+        yp = _gather(y_kind, y + start * ys, ys, kind, <elem_t*>ybuf, m, &y_filled)
         op = (<elem_t*>(<char*>out + start * os)) if out_direct else <elem_t*>obuf
-        _loop(gp, yp, op, m, bf16)
+        _loop(gp, yp, op, m, kind == KIND_BF16)
         if not out_direct:
             for i in range(m):
                 (<elem_t*>(<char*>out + (start + i) * os))[0] = op[i]
         start += m
 
 
-cdef void _split(const elem_t* g, Py_ssize_t gs,
-                 const elem_t* y, Py_ssize_t ys,
+cdef void _split(int kind,
+                 int g_kind, const char* g, Py_ssize_t gs,
+                 int y_kind, const char* y, Py_ssize_t ys,
                  elem_t* out, Py_ssize_t os,
-                 Py_ssize_t n, int nthreads, bint bf16) noexcept nogil:
+                 Py_ssize_t n, int nthreads) noexcept nogil:
     """Split [0, n) into one contiguous part per thread, each thread's
     share at least _parallel_share bytes of out (_thresholds.py)."""
     cdef Py_ssize_t part, t, start, stop
     cdef Py_ssize_t size = sizeof(elem_t)
     cdef Py_ssize_t nbytes = n * size
-    cdef bint contiguous = gs == size and ys == size and os == size
+    cdef bint contiguous = (g_kind == kind and y_kind == kind
+                            and gs == size and ys == size and os == size)
     cdef bint nt = contiguous and nbytes >= _nt_min_bytes
+    cdef bint bf16 = kind == KIND_BF16
     nthreads = <int>min(<Py_ssize_t>nthreads, nbytes // _parallel_share)
     if os == 0:
         # Every element lands on one (NumPy allows such an out): the last
@@ -221,9 +281,9 @@ cdef void _split(const elem_t* g, Py_ssize_t gs,
         nthreads = 1
     if nthreads <= 1:
         if contiguous:
-            _contiguous_share(g, y, out, n, bf16, nt)
+            _contiguous_share(<const elem_t*>g, <const elem_t*>y, out, n, bf16, nt)
         else:
-            _strided_share(g, gs, y, ys, out, os, n, bf16)
+            _gathered_share(kind, g_kind, g, gs, y_kind, y, ys, out, os, n)
         return
     part = (n + nthreads - 1) // nthreads
     part = (part + PART_ALIGN - 1) // PART_ALIGN * PART_ALIGN
@@ -234,16 +294,15 @@ cdef void _split(const elem_t* g, Py_ssize_t gs,
         if start >= stop:
             continue
         if contiguous:
-            _contiguous_share(g + start, y + start, out + start, stop - start, bf16, nt)
+            _contiguous_share(<const elem_t*>g + start, <const elem_t*>y + start,
+                              out + start, stop - start, bf16, nt)
         else:
-            _strided_share(<const elem_t*>(<const char*>g + start * gs), gs,
-                           <const elem_t*>(<const char*>y + start * ys), ys,
-                           <elem_t*>(<char*>out + start * os), os,
-                           stop - start, bf16)
+            _gathered_share(kind, g_kind, g + start * gs, gs, y_kind, y + start * ys, ys,
+                            <elem_t*>(<char*>out + start * os), os, stop - start)
 
 
-cdef void compute(Kind kind, const char *g, Py_ssize_t gs,
-                  const char *y, Py_ssize_t ys,
+cdef void compute(Kind kind, Kind g_kind, const char *g, Py_ssize_t gs,
+                  Kind y_kind, const char *y, Py_ssize_t ys,
                   char *out, Py_ssize_t os,
                   Py_ssize_t n, int nthreads) noexcept nogil:
     # The thread policy caps counts at the CPUs (_threads.h); this guard
@@ -251,18 +310,15 @@ cdef void compute(Kind kind, const char *g, Py_ssize_t gs,
     nthreads = max(1, min(nthreads, sb_num_procs))
     cdef sb_fpflags_t flags = sb_fpflags_save()
     if kind == KIND_F32:
-        _split(<const float*>g, gs, <const float*>y, ys, <float*>out, os, n, nthreads, False)
+        _split(kind, g_kind, g, gs, y_kind, y, ys, <float*>out, os, n, nthreads)
     elif kind == KIND_F64:
-        _split(<const double*>g, gs, <const double*>y, ys, <double*>out, os, n, nthreads, False)
+        _split(kind, g_kind, g, gs, y_kind, y, ys, <double*>out, os, n, nthreads)
     elif kind == KIND_C64:
-        _split(<const complex64_t*>g, gs, <const complex64_t*>y, ys,
-               <complex64_t*>out, os, n, nthreads, False)
+        _split(kind, g_kind, g, gs, y_kind, y, ys, <complex64_t*>out, os, n, nthreads)
     elif kind == KIND_C128:
-        _split(<const complex128_t*>g, gs, <const complex128_t*>y, ys,
-               <complex128_t*>out, os, n, nthreads, False)
+        _split(kind, g_kind, g, gs, y_kind, y, ys, <complex128_t*>out, os, n, nthreads)
     else:
-        _split(<const uint16_t*>g, gs, <const uint16_t*>y, ys, <uint16_t*>out, os,
-               n, nthreads, kind == KIND_BF16)
+        _split(kind, g_kind, g, gs, y_kind, y, ys, <uint16_t*>out, os, n, nthreads)
     sb_fpflags_restore(flags)
 
 
@@ -332,8 +388,8 @@ def compute_into(cnp.ndarray g not None, cnp.ndarray y not None,
     if not (_same_or_disjoint(g, out) and _same_or_disjoint(y, out)):
         raise ValueError("compute_into: out partly overlaps an input")
     with nogil:
-        compute(<Kind>kind, <const char*>cnp.PyArray_DATA(g), size,
-                <const char*>cnp.PyArray_DATA(y), size,
+        compute(<Kind>kind, <Kind>kind, <const char*>cnp.PyArray_DATA(g), size,
+                <Kind>kind, <const char*>cnp.PyArray_DATA(y), size,
                 <char*>cnp.PyArray_DATA(out), size, n, nthreads)
 
 

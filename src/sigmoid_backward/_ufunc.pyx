@@ -2,11 +2,13 @@
 """``sigmoid_backward.ufunc``: the sigmoid gradient as a real ``numpy.ufunc``.
 
 Built as scipy.special builds its ufuncs: ``PyUFunc_FromFuncAndData`` with
-one loop per NumPy dtype (float16, float32, float64, complex64, complex128),
-and the bfloat16 loop added with ``PyUFunc_RegisterLoopForType`` as ml_dtypes
-adds its own.  Every loop is the same inner loop, told its dtype by the
-loop's data pointer; it hands the whole inner loop (any strides) to the
-kernel (_kernels.pyx), which splits large ones between OpenMP threads.
+the loops of NumPy's dtypes (float16, float32, float64, complex64,
+complex128, and every mixed pair of them), and the bfloat16 loops added with
+``PyUFunc_RegisterLoopForType`` as ml_dtypes adds its own.  Every loop is the
+same inner loop, told its dtypes by the loop's data pointer; it hands the
+whole inner loop (any strides) to the kernel (_kernels.pyx), which widens a
+narrower input as it reads it and splits large calls between OpenMP
+threads.
 
 NumPy does the rest, as for any ufunc: broadcasting, casting, ``out=``,
 ``where=``, ``order=``, ``subok=``, ``.outer``, ``.at``, and the
@@ -26,6 +28,8 @@ from sigmoid_backward._kernels cimport (Kind, KIND_F16, KIND_F32, KIND_F64, KIND
 import numpy as np
 import ml_dtypes
 
+from sigmoid_backward import _dtypes
+
 cnp.import_array()
 cnp.import_ufunc()
 
@@ -42,8 +46,11 @@ cdef extern from "numpy/ufuncobject.h":
 
 cdef void _inner_loop(char **args, const cnp.npy_intp *dimensions,
                       const cnp.npy_intp *steps, void *data) noexcept nogil:
-    """NumPy's inner loop for every dtype: grad_output, output, out."""
-    compute(<Kind><intptr_t>data, args[0], steps[0], args[1], steps[1],
+    """NumPy's inner loop for every loop: grad_output, output, out.  The
+    data pointer packs the compute dtype and each input's (_loop_data)."""
+    cdef intptr_t kinds = <intptr_t>data
+    compute(<Kind>(kinds & 15), <Kind>((kinds >> 4) & 15), args[0], steps[0],
+            <Kind>((kinds >> 8) & 15), args[1], steps[1],
             args[2], steps[2], dimensions[0], threads_for_call())
 
 
@@ -65,29 +72,51 @@ never reported (``np.errstate`` has no effect): overflow gives inf and
 invalid operations NaN, as in the operator this mirrors.
 """
 
-# Loops by NumPy type number, all with the same inner loop.
-cdef cnp.PyUFuncGenericFunction _funcs[5]
-cdef void *_data[5]
-cdef char _types[15]
-
-cdef int _i
-cdef object _kinds = [(np.dtype(np.float16).num, KIND_F16), (cnp.NPY_FLOAT, KIND_F32),
-                      (cnp.NPY_DOUBLE, KIND_F64), (cnp.NPY_CFLOAT, KIND_C64),
-                      (cnp.NPY_CDOUBLE, KIND_C128)]
-for _i, (_typenum, _kind) in enumerate(_kinds):
-    _funcs[_i] = <cnp.PyUFuncGenericFunction>_inner_loop
-    _data[_i] = <void *><intptr_t>_kind
-    _types[3 * _i] = _types[3 * _i + 1] = _types[3 * _i + 2] = _typenum
-
-ufunc = cnp.PyUFunc_FromFuncAndData(_funcs, _data, _types, 5, 2, 1, cnp.PyUFunc_None,
-                                    b"sigmoid_backward", _DOC, 0)
-
+# One loop for every pair of input dtypes, all the same inner loop: the
+# compute dtype is their promotion, which holds both exactly, and the kernel
+# widens a narrower input while it gathers it.  Without the mixed loops NumPy
+# would cast such an input into small buffers first, on one thread, and a
+# large float32-with-float64 call took 3.4x the same-dtype call's time
+# (benchmarks/NOTES.md).  _dtypes.result_dtype states the promoter's rule in
+# Python; the tests check every pair against the promoter.
 _BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
-cdef int _bf16_types[3]
-_bf16_types[0] = _bf16_types[1] = _bf16_types[2] = _BFLOAT16.num
-cnp.PyUFunc_RegisterLoopForType(ufunc, _BFLOAT16.num,
-                                <cnp.PyUFuncGenericFunction>_inner_loop,
-                                _bf16_types, <void *><intptr_t>KIND_BF16)
+_KINDS = {np.dtype(np.float16): KIND_F16, np.dtype(np.float32): KIND_F32,
+          np.dtype(np.float64): KIND_F64, np.dtype(np.complex64): KIND_C64,
+          np.dtype(np.complex128): KIND_C128, _BFLOAT16: KIND_BF16}
+
+
+def _loop_data(g, y, result):
+    return _KINDS[result] | (_KINDS[g] << 4) | (_KINDS[y] << 8)
+
+
+_pairs = [(g, y, _dtypes.result_dtype(np.empty(0, g), np.empty(0, y)))
+          for g in _KINDS for y in _KINDS]
+_numpy_loops = [p for p in _pairs if _BFLOAT16 not in p]
+_bfloat16_loops = [p for p in _pairs if _BFLOAT16 in p]
+
+cdef enum:
+    _MAX_LOOPS = 36   # 6 x 6 pairs of input dtypes
+cdef cnp.PyUFuncGenericFunction _funcs[_MAX_LOOPS]
+cdef void *_data[_MAX_LOOPS]
+cdef char _types[3 * _MAX_LOOPS]
+cdef int _i, _j
+assert len(_numpy_loops) <= _MAX_LOOPS
+for _i, _loop in enumerate(_numpy_loops):
+    _funcs[_i] = <cnp.PyUFuncGenericFunction>_inner_loop
+    _data[_i] = <void *><intptr_t>_loop_data(*_loop)
+    for _j in range(3):
+        _types[3 * _i + _j] = _loop[_j].num
+
+ufunc = cnp.PyUFunc_FromFuncAndData(_funcs, _data, _types, len(_numpy_loops), 2, 1,
+                                    cnp.PyUFunc_None, b"sigmoid_backward", _DOC, 0)
+
+cdef int _arg_types[3]
+for _loop in _bfloat16_loops:
+    for _j in range(3):
+        _arg_types[_j] = _loop[_j].num
+    cnp.PyUFunc_RegisterLoopForType(ufunc, _BFLOAT16.num,
+                                    <cnp.PyUFuncGenericFunction>_inner_loop,
+                                    _arg_types, <void *><intptr_t>_loop_data(*_loop))
 
 _BFLOAT16_DTYPE = type(_BFLOAT16)   # the DType class; this reference keeps it alive
 sb_bfloat16_dtype = <PyArray_DTypeMeta *><PyObject *>_BFLOAT16_DTYPE
