@@ -22,6 +22,23 @@
 #  define SB_X86_DISPATCH 0
 #endif
 
+#if SB_X86_DISPATCH
+/* The target attributes of the per-ISA code (_half.h, _loops.h). */
+#  define SB_AVX2 __attribute__((target("avx2,f16c")))
+#  define SB_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c")))
+/* AVX512-BF16 intrinsics arrived in GCC 10 and clang 9. */
+#  if (defined(__clang__) && __clang_major__ >= 9) \
+      || (!defined(__clang__) && __GNUC__ >= 10)
+#    define SB_HAVE_AVX512BF16 1
+#    define SB_AVX512BF16 \
+       __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16,f16c")))
+#  else
+#    define SB_HAVE_AVX512BF16 0
+#  endif
+#else
+#  define SB_HAVE_AVX512BF16 0
+#endif
+
 /* The features the loops are compiled for; see sb_cpu_features(). */
 enum {
     SB_CPU_AVX2 = 1 << 0,        /* AVX2 with the OS saving YMM state */

@@ -111,8 +111,6 @@ static const sb_loops_t sb_loops_portable = SB_LOOPS_TABLE(portable, portable, p
 /* ---- x86: AVX2 and AVX-512 ---------------------------------------------- */
 
 #if SB_X86_DISPATCH
-#define SB_AVX2 __attribute__((target("avx2,f16c")))
-#define SB_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c")))
 
 SB_DEFINE_REAL_LOOPS(avx2, SB_AVX2)
 SB_DEFINE_COMPLEX_LOOPS(avx2, SB_AVX2)
