@@ -1,11 +1,21 @@
 """Every code path of the kernel gives the same bits: each instruction set,
 streaming and ordinary stores, one or several threads, sizes around every
-threshold and block boundary, starts that are not 16- or 64-byte aligned."""
+threshold and block boundary, starts that are not 16- or 64-byte aligned;
+every 16-bit pattern and every pair of complex special values on every
+instruction set; and no fused multiply-add anywhere in the built module."""
+import os
+import platform
+import re
+import shutil
+import subprocess
+
 import numpy as np
 import ml_dtypes
 import pytest
 
 from sigmoid_backward import _kernels, reference, sigmoid_backward
+
+from helpers import assert_same, specials
 
 DTYPES = [np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), np.dtype(np.float32),
           np.dtype(np.float64), np.dtype(np.complex64), np.dtype(np.complex128)]
@@ -83,8 +93,14 @@ def test_every_isa_matches_reference(dtype, isa, restore_kernel_settings):
     g, y = _inputs(4096 + 17, dtype, seed=1)
     expected = _expected(g, y)
     assert _kernels.use_isa(isa) == isa
-    for n in (0, 1, 7, 15, 16, 17, 33, 4096 + 17):
+    # every length up to two of the widest blocks (32 bfloat16 values), so
+    # that each tail length goes through the zero-padded last block
+    for n in list(range(66)) + [4096 + 17]:
         assert_same_bits(sigmoid_backward(g[:n], y[:n]), expected[:n], f"{isa} n={n}")
+    for n in (31, 33, 4096 + 17):  # in place, through the tail buffers too
+        g1 = g[:n].copy()
+        sigmoid_backward(g1, y[:n], out=g1)
+        assert_same_bits(g1, expected[:n], f"{isa} n={n} out=g")
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
@@ -223,3 +239,56 @@ def test_16bit_every_pattern_every_isa(dtype, isa, restore_kernel_settings):
                          f"{isa} g=patterns y={other}")
         assert_same_bits(sigmoid_backward(fill, patterns), _expected(fill, patterns),
                          f"{isa} g={other} y=patterns")
+
+
+# ---- complex: special values and random values on every ISA --------------
+
+@pytest.mark.parametrize("isa", _kernels.available_isas())
+@pytest.mark.parametrize("dtype", DTYPES[4:], ids=str)
+def test_complex_special_values_every_isa(dtype, isa, restore_kernel_settings):
+    """Every pair of special (re, im) values as g against every such pair
+    as y would be 500,000 elements; instead each special complex value
+    meets every other one in both positions through a shifted tiling, plus
+    random values over many magnitudes.  Real and imaginary parts compared
+    separately, bit for bit (NaNs by position)."""
+    values = specials(dtype)                    # every (re, im) pair of specials
+    k = values.size
+    g = np.concatenate([np.repeat(values, k), np.tile(values, k)])
+    y = np.concatenate([np.tile(values, k), np.repeat(values, k)])
+    rng = np.random.default_rng(7)
+    rand = _values(rng, 30_001, dtype)
+    scale = rng.choice([1e-30, 1e-3, 1.0, 1e3, 1e30], rand.size)
+    with np.errstate(all="ignore"):
+        g = np.concatenate([g, rand, (rand * scale).astype(dtype)])
+        y = np.concatenate([y, _values(rng, rand.size, dtype), rand])
+    expected = _expected(g, y)
+    _kernels.use_isa(isa)
+    assert_same(sigmoid_backward(g, y), expected, f"{isa} {dtype}")
+    # odd starts, so the blocks meet the specials at every lane
+    for start in (1, 3, 5):
+        assert_same(sigmoid_backward(g[start:], y[start:]), expected[start:],
+                    f"{isa} {dtype} start={start}")
+
+
+# ---- the built module --------------------------------------------------------
+
+def _kernels_disassembly():
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("the FMA check reads x86-64 code")
+    objdump = shutil.which("objdump")
+    if objdump is None:
+        pytest.skip("objdump is not installed")
+    return subprocess.run([objdump, "-d", "--no-show-raw-insn", _kernels.__file__],
+                          check=True, capture_output=True, text=True).stdout
+
+
+def test_module_has_no_fused_multiply_add():
+    """Every loop uses separate multiplies and adds, as the reference does:
+    a fused multiply-add rounds once where the reference rounds twice, so
+    not one vfmadd/vfmsub/vfmaddsub/vfmsubadd/vfnmadd/vfnmsub instruction
+    may appear in the kernels, on any ISA."""
+    code = _kernels_disassembly()
+    fused = re.findall(r"^\s*[0-9a-f]+:\s+(v?fn?m(?:add|sub)\w*)", code, re.MULTILINE)
+    assert fused == [], f"{len(fused)} fused multiply-adds, e.g. {sorted(set(fused))[:5]}"
+    assert re.search(r"\bvmulps\b", code)  # the disassembly is of real loops
+

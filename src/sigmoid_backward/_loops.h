@@ -1,26 +1,28 @@
 /*
  * The arithmetic of sigmoid_backward on contiguous arrays, one loop per
- * dtype, written once and compiled for three instruction sets:
+ * dtype, compiled for three instruction sets:
  *
- *   portable  the build's baseline (SSE2 on x86-64; anything elsewhere);
- *   avx2      AVX2 + F16C;
- *   avx512    AVX-512 (F, BW, VL, DQ) + F16C, with the AVX2 complex loops
- *             and non-temporal copy;
+ *   portable    the build's baseline (SSE2 on x86-64; anything elsewhere);
+ *   avx2        AVX2 + F16C;
+ *   avx512      AVX-512 (F, BW, VL, DQ) + F16C, with the AVX2 non-temporal
+ *               copy (_nontemporal.h);
  *
- * chosen at run time from what the CPU reports (_cpu.h, sb_select_isa).  Every ISA
- * gives the same bits: the loops only use IEEE +, -, * and exact
+ * chosen at run time from what the CPU reports (_cpu.h, sb_select_isa).
+ * Every ISA gives the same bits: the loops only use IEEE +, -, * and exact
  * conversions, the build pins -ffp-contract=off, and the only loops with a
- * product added to a product (complex) are never compiled for a target
- * with FMA (see the AVX-512 section).
+ * product added to a product (complex) keep every product out of reach of
+ * fused multiply-adds (see the complex section).
  *
- * - float32 / float64: g * (1 - y) * y, in that order.
+ * - float32 / float64: g * (1 - y) * y, in that order; plain C, which GCC
+ *   vectorises for each target.
  * - complex64 / complex128, as interleaved (re, im) pairs:
  *   g * conj((1 - y) * y), written out in real arithmetic exactly as NumPy
  *   evaluates complex - and * (C's complex * would call __mulsc3 and round
- *   differently).  GCC vectorises the pair loop with shuffles.
+ *   differently); on x86, intrinsics on split real and imaginary parts
+ *   for every ISA.
  * - float16 / bfloat16, as uint16 bits: widen to float32, compute as above,
- *   round once (_half.h).  GCC 12 does not vectorise float16 conversions, so
- *   the F16C versions are written with intrinsics; the bfloat16 bit
+ *   round once (_half.h).  GCC 12 does not vectorise float16 conversions,
+ *   so the F16C versions are written with intrinsics; the bfloat16 bit
  *   arithmetic vectorises as it is.
  *
  * out may be g or y itself (in place), but must not overlap them otherwise.
@@ -65,7 +67,7 @@
         out[i] = from_f32(to_f32(g[i]) * (one - yf) * yf);                  \
     }
 
-/* One ISA's loops.  `attr` is its target attribute. */
+/* One ISA's real loops.  `attr` is its target attribute. */
 #define SB_DEFINE_REAL_LOOPS(isa, attr)                                                \
     attr static void sb_f32_##isa(const float *g, const float *y, float *out,          \
                                   ptrdiff_t n) { SB_REAL_LOOP(float) }                 \
@@ -73,12 +75,6 @@
                                   ptrdiff_t n) { SB_REAL_LOOP(double) }                \
     attr static void sb_bf16_##isa(const uint16_t *g, const uint16_t *y, uint16_t *out,\
                                    ptrdiff_t n) { SB_HALF_LOOP(sb_bf16_to_f32, sb_f32_to_bf16) }
-
-#define SB_DEFINE_COMPLEX_LOOPS(isa, attr)                                             \
-    attr static void sb_c64_##isa(const float *g, const float *y, float *out,          \
-                                  ptrdiff_t n) { SB_COMPLEX_LOOP(float) }              \
-    attr static void sb_c128_##isa(const double *g, const double *y, double *out,      \
-                                   ptrdiff_t n) { SB_COMPLEX_LOOP(double) }
 
 typedef struct {
     const char *name;
@@ -91,37 +87,161 @@ typedef struct {
     void (*nt_copy)(void *, const void *, size_t);   /* _nontemporal.h */
 } sb_loops_t;
 
-/* complex_isa, nt_isa: whose complex loops (see the AVX-512 section) and
- * non-temporal copy */
-#define SB_LOOPS_TABLE(isa, complex_isa, nt_isa)                                \
-    {#isa, sb_f32_##isa, sb_f64_##isa, sb_c64_##complex_isa, sb_c128_##complex_isa, \
-     sb_f16_##isa, sb_bf16_##isa, sb_nt_copy_##nt_isa}
+/* name: the table's; isa: whose loops; bf16_isa, nt_isa: whose bfloat16
+ * loop and non-temporal copy */
+#define SB_LOOPS_TABLE(name, isa, bf16_isa, nt_isa)                             \
+    {#name, sb_f32_##isa, sb_f64_##isa, sb_c64_##isa, sb_c128_##isa,            \
+     sb_f16_##isa, sb_bf16_##bf16_isa, sb_nt_copy_##nt_isa}
+
+/* ---- blocks of vectors --------------------------------------------------- */
+
+/* n elements of `elem` scalars of type T, W elements at a time by `block`
+ * (g, y, out pointers); the last n % W go through zero-padded buffers, so
+ * that every element takes the same instructions (a scalar complex tail
+ * compiled for an FMA-capable target could be fused, see below). */
+#define SB_BLOCKED_LOOP(T, elem, W, block)                                  \
+    ptrdiff_t i = 0;                                                        \
+    for (; i + (W) <= n; i += (W))                                          \
+        block(g + (elem) * i, y + (elem) * i, out + (elem) * i);            \
+    if (i < n) {                                                            \
+        T bg[(elem) * (W)] = {0}, by[(elem) * (W)] = {0}, bo[(elem) * (W)]; \
+        const size_t bytes = (size_t)(n - i) * (elem) * sizeof(T);          \
+        memcpy(bg, g + (elem) * i, bytes);                                  \
+        memcpy(by, y + (elem) * i, bytes);                                  \
+        block(bg, by, bo);                                                  \
+        memcpy(out + (elem) * i, bo, bytes);                                \
+    }
+
+#if SB_X86_DISPATCH
+/* ---- complex, with intrinsics ------------------------------------------
+
+Every AVX-512 target has fused multiply-adds, and GCC 12 turns the plain-C
+complex loop's a*b - c*d, a*b + c*d pair into vfmaddsub even under
+-ffp-contract=off (half the results then differ in the last bit); it does
+the same to the baseline loop in a build with -march=native.  So on x86
+every ISA's complex loops are written with intrinsics (SSE2, the x86-64
+baseline, for portable), and every product passes through SB_OPAQUE, an
+empty asm that the compiler must assume changes the value: no compiler,
+flag (-ffp-contract=fast, -march=native) or pattern matcher can fuse it
+with the add or subtract that consumes it.  It emits no instruction.
+
+The loops split two vectors of (re, im) pairs into a vector of real parts
+and one of imaginary parts with in-lane shuffles, compute with vertical
+operations only, in SB_COMPLEX_LOOP's order, and interleave the results
+again: 6 shuffles per 2 vectors, where multiplying the pairs in place
+needs 6 per vector (benchmarks/NOTES.md). */
+
+#define SB_OPAQUE(v) __asm__("" : "+v"(v))
+
+/* re + i im = g * conj((1 - y) * y) on split parts; P_ and S_ are the
+ * intrinsics' prefix (_mm, _mm256, _mm512) and suffix (ps, pd). */
+#define SB_COMPLEX_SPLIT(V, P_, S_, gr, gi, yr, yi, re, im)                        \
+    const V ar = P_##_sub_##S_(P_##_set1_##S_(1), yr);                              \
+    const V ai = P_##_sub_##S_(P_##_setzero_##S_(), yi);                            \
+    V p1 = P_##_mul_##S_(ar, yr), p2 = P_##_mul_##S_(ai, yi);                       \
+    V p3 = P_##_mul_##S_(ar, yi), p4 = P_##_mul_##S_(ai, yr);                       \
+    SB_OPAQUE(p1); SB_OPAQUE(p2); SB_OPAQUE(p3); SB_OPAQUE(p4);                     \
+    const V pr = P_##_sub_##S_(p1, p2);                                             \
+    const V npi = P_##_xor_##S_(P_##_add_##S_(p3, p4), P_##_set1_##S_(-0.0));       \
+    V q1 = P_##_mul_##S_(gr, pr), q2 = P_##_mul_##S_(gi, npi);                      \
+    V q3 = P_##_mul_##S_(gr, npi), q4 = P_##_mul_##S_(gi, pr);                      \
+    SB_OPAQUE(q1); SB_OPAQUE(q2); SB_OPAQUE(q3); SB_OPAQUE(q4);                     \
+    const V re = P_##_sub_##S_(q1, q2), im = P_##_add_##S_(q3, q4);
+
+/* One block: two vectors of pairs.  float: shuffle 0x88 / 0xDD takes the
+ * even / odd floats of both, unpacklo / unpackhi interleaves back; double:
+ * unpacklo / unpackhi both ways.  (Within 128-bit lanes, so the split order
+ * is not the element order, but the interleave undoes it.) */
+#define SB_COMPLEX_BLOCK(name, attr, T, V, P_, S_, split_re, split_im, W)          \
+    attr static inline void name(const T *g, const T *y, T *out)                    \
+    {                                                                               \
+        const V g0 = P_##_loadu_##S_(g), g1 = P_##_loadu_##S_(g + W);               \
+        const V y0 = P_##_loadu_##S_(y), y1 = P_##_loadu_##S_(y + W);               \
+        const V gr = split_re(g0, g1), gi = split_im(g0, g1);                       \
+        const V yr = split_re(y0, y1), yi = split_im(y0, y1);                       \
+        SB_COMPLEX_SPLIT(V, P_, S_, gr, gi, yr, yi, re, im)                         \
+        P_##_storeu_##S_(out, P_##_unpacklo_##S_(re, im));                          \
+        P_##_storeu_##S_(out + W, P_##_unpackhi_##S_(re, im));                      \
+    }
+
+#define SB_SPLIT_RE_256(a, b) _mm256_shuffle_ps(a, b, 0x88)
+#define SB_SPLIT_IM_256(a, b) _mm256_shuffle_ps(a, b, 0xDD)
+#define SB_SPLIT_RE_512(a, b) _mm512_shuffle_ps(a, b, 0x88)
+#define SB_SPLIT_IM_512(a, b) _mm512_shuffle_ps(a, b, 0xDD)
+#define SB_SPLIT_RE_128(a, b) _mm_shuffle_ps(a, b, 0x88)
+#define SB_SPLIT_IM_128(a, b) _mm_shuffle_ps(a, b, 0xDD)
+
+#endif
 
 /* ---- portable ----------------------------------------------------------- */
 
 SB_DEFINE_REAL_LOOPS(portable, )
-SB_DEFINE_COMPLEX_LOOPS(portable, )
+#if SB_X86_DISPATCH
+SB_COMPLEX_BLOCK(sb_c64_block_sse2, , float, __m128, _mm, ps,
+                 SB_SPLIT_RE_128, SB_SPLIT_IM_128, 4)
+SB_COMPLEX_BLOCK(sb_c128_block_sse2, , double, __m128d, _mm, pd,
+                 _mm_unpacklo_pd, _mm_unpackhi_pd, 2)
+static void sb_c64_portable(const float *g, const float *y, float *out, ptrdiff_t n)
+{
+    SB_BLOCKED_LOOP(float, 2, 4, sb_c64_block_sse2)
+}
+static void sb_c128_portable(const double *g, const double *y, double *out, ptrdiff_t n)
+{
+    SB_BLOCKED_LOOP(double, 2, 2, sb_c128_block_sse2)
+}
+#else
+static void sb_c64_portable(const float *g, const float *y, float *out, ptrdiff_t n)
+{
+    SB_COMPLEX_LOOP(float)
+}
+static void sb_c128_portable(const double *g, const double *y, double *out, ptrdiff_t n)
+{
+    SB_COMPLEX_LOOP(double)
+}
+#endif
 static void sb_f16_portable(const uint16_t *g, const uint16_t *y, uint16_t *out, ptrdiff_t n)
 {
     SB_HALF_LOOP(sb_f16_to_f32, sb_f32_to_f16)
 }
 
-static const sb_loops_t sb_loops_portable = SB_LOOPS_TABLE(portable, portable, portable);
+static const sb_loops_t sb_loops_portable =
+    SB_LOOPS_TABLE(portable, portable, portable, portable);
 
 /* ---- x86: AVX2 and AVX-512 ---------------------------------------------- */
 
 #if SB_X86_DISPATCH
 
 SB_DEFINE_REAL_LOOPS(avx2, SB_AVX2)
-SB_DEFINE_COMPLEX_LOOPS(avx2, SB_AVX2)
-/* No complex loops for AVX-512: every AVX-512 target has fused multiply-adds,
- * and GCC 12 fuses the complex a*b - c*d, a*b + c*d pair into vfmaddsub even
- * under -ffp-contract=off (half the results then differ in the last bit).
- * The AVX2 target has no FMA to fuse with, and the complex loops are limited
- * by memory bandwidth at the sizes where the width would matter.  (A build
- * with -march=native or -mfma in CFLAGS would expose the portable and AVX2
- * complex loops to the same bug; tests/test_kernel_paths.py would fail.) */
 SB_DEFINE_REAL_LOOPS(avx512, SB_AVX512)
+
+/* the last argument: scalars per vector, i.e. complex numbers per block */
+SB_COMPLEX_BLOCK(sb_c64_block_avx2, SB_AVX2, float, __m256, _mm256, ps,
+                 SB_SPLIT_RE_256, SB_SPLIT_IM_256, 8)
+SB_COMPLEX_BLOCK(sb_c128_block_avx2, SB_AVX2, double, __m256d, _mm256, pd,
+                 _mm256_unpacklo_pd, _mm256_unpackhi_pd, 4)
+SB_COMPLEX_BLOCK(sb_c64_block_avx512, SB_AVX512, float, __m512, _mm512, ps,
+                 SB_SPLIT_RE_512, SB_SPLIT_IM_512, 16)
+SB_COMPLEX_BLOCK(sb_c128_block_avx512, SB_AVX512, double, __m512d, _mm512, pd,
+                 _mm512_unpacklo_pd, _mm512_unpackhi_pd, 8)
+
+SB_AVX2 static void sb_c64_avx2(const float *g, const float *y, float *out, ptrdiff_t n)
+{
+    SB_BLOCKED_LOOP(float, 2, 8, sb_c64_block_avx2)
+}
+SB_AVX2 static void sb_c128_avx2(const double *g, const double *y, double *out, ptrdiff_t n)
+{
+    SB_BLOCKED_LOOP(double, 2, 4, sb_c128_block_avx2)
+}
+SB_AVX512 static void sb_c64_avx512(const float *g, const float *y, float *out, ptrdiff_t n)
+{
+    SB_BLOCKED_LOOP(float, 2, 16, sb_c64_block_avx512)
+}
+SB_AVX512 static void sb_c128_avx512(const double *g, const double *y, double *out, ptrdiff_t n)
+{
+    SB_BLOCKED_LOOP(double, 2, 8, sb_c128_block_avx512)
+}
+
+/* ---- float16, with F16C -------------------------------------------------- */
 
 /* F16C's scalar rounding, for the tails of the vector loops below */
 SB_AVX2 static inline uint16_t sb_cvtss_sh(float f)
@@ -157,12 +277,23 @@ SB_AVX512 static void sb_f16_avx512(const uint16_t *g, const uint16_t *y, uint16
     SB_HALF_LOOP(_cvtsh_ss, sb_cvtss_sh)
 }
 
-static const sb_loops_t sb_loops_avx2 = SB_LOOPS_TABLE(avx2, avx2, avx2);
-static const sb_loops_t sb_loops_avx512 = SB_LOOPS_TABLE(avx512, avx2, avx2);
-#endif
+static const sb_loops_t sb_loops_avx2 = SB_LOOPS_TABLE(avx2, avx2, avx2, avx2);
+static const sb_loops_t sb_loops_avx512 = SB_LOOPS_TABLE(avx512, avx512, avx512, avx2);
+
+#endif /* SB_X86_DISPATCH */
 
 /* The loops in use; sb_select_isa changes them. */
 static const sb_loops_t *sb_loops = &sb_loops_portable;
+
+/* The ISAs this build has, slowest first, and their loops. */
+static const struct { const char *name; const sb_loops_t *loops; } sb_isas[] = {
+    {"portable", &sb_loops_portable},
+#if SB_X86_DISPATCH
+    {"avx2", &sb_loops_avx2},
+    {"avx512", &sb_loops_avx512},
+#endif
+};
+#define SB_NUM_ISAS (sizeof(sb_isas) / sizeof(sb_isas[0]))
 
 /* Can this CPU run isa ("portable", "avx2" or "avx512")? */
 static int sb_isa_supported(const char *isa)
@@ -171,8 +302,9 @@ static int sb_isa_supported(const char *isa)
 #if SB_X86_DISPATCH
     const int f = sb_cpu_features();
     const int avx2 = (f & SB_CPU_AVX2) && (f & SB_CPU_F16C);
+    const int avx512 = avx2 && (f & SB_CPU_AVX512);
     if (strcmp(isa, "avx2") == 0) return avx2;
-    if (strcmp(isa, "avx512") == 0) return avx2 && (f & SB_CPU_AVX512);
+    if (strcmp(isa, "avx512") == 0) return avx512;
 #endif
     return 0;
 }
@@ -183,18 +315,9 @@ static int sb_isa_supported(const char *isa)
 static const char *sb_select_isa(const char *isa)
 {
     const sb_loops_t *choice = NULL;
-    if (isa == NULL) {
-        choice = &sb_loops_portable;
-#if SB_X86_DISPATCH
-        if (sb_isa_supported("avx512")) choice = &sb_loops_avx512;
-        else if (sb_isa_supported("avx2")) choice = &sb_loops_avx2;
-#endif
-    } else if (sb_isa_supported(isa)) {
-        choice = &sb_loops_portable;
-#if SB_X86_DISPATCH
-        if (strcmp(isa, "avx2") == 0) choice = &sb_loops_avx2;
-        if (strcmp(isa, "avx512") == 0) choice = &sb_loops_avx512;
-#endif
+    for (size_t k = 0; k < SB_NUM_ISAS; k++) {
+        if (!sb_isa_supported(sb_isas[k].name)) continue;
+        if (isa == NULL || strcmp(isa, sb_isas[k].name) == 0) choice = sb_isas[k].loops;
     }
     if (choice == NULL) return NULL;
     sb_loops = choice;
