@@ -226,19 +226,112 @@ def test_overriding_the_thresholds_changes_no_bits(dtype, restore_kernel_setting
             assert_same_bits(out, expected, f"out= share={share} nt_min={nt_min}")
 
 
+# ---- every 16-bit pattern against special partners ----------------------
+
+def _partners(dtype):
+    """Special values of a 16-bit dtype, as partners of every pattern: zeros,
+    infinities, NaN, subnormals, the smallest normal, the largest finite,
+    values next to 1 (so that 1 - y is tiny or exact) and values whose
+    products overflow or underflow."""
+    info = ml_dtypes.finfo(dtype) if dtype == ml_dtypes.bfloat16 else np.finfo(dtype)
+    one = np.array([1.0], dtype)
+    below_one = np.nextafter(one, np.zeros_like(one))[0]
+    above_one = np.nextafter(one, one + one)[0]
+    values = [0.0, -0.0, 1.0, -1.0, 0.5, -3.0, 2.0, 0.75, np.inf, -np.inf, np.nan,
+              float(info.smallest_subnormal), -float(info.smallest_subnormal),
+              float(info.tiny) - float(info.smallest_subnormal),  # largest subnormal
+              float(info.tiny), float(info.max), -float(info.max),
+              float(below_one), float(above_one), 0.1, 1e3]
+    with np.errstate(over="ignore"):
+        return np.array(values, np.float64).astype(dtype)
+
+
+_PATTERN_CASES = {}
+
+
+def _pattern_case(dtype):
+    """(g, y, expected): every bit pattern against every partner, as g and
+    as y; the reference result computed once per dtype."""
+    if dtype not in _PATTERN_CASES:
+        patterns = np.arange(1 << 16, dtype=np.uint16).view(dtype)
+        partners = _partners(dtype)
+        fills = np.repeat(partners, patterns.size)
+        tiled = np.tile(patterns, partners.size)
+        g = np.concatenate([tiled, fills])
+        y = np.concatenate([fills, tiled])
+        _PATTERN_CASES[dtype] = (g, y, _expected(g, y))
+    return _PATTERN_CASES[dtype]
+
+
+def _classes_16bit(bits, dtype):
+    """How many results are subnormal, zero, infinite, NaN."""
+    exp_mask, mant_mask = (0x7F80, 0x007F) if dtype == ml_dtypes.bfloat16 else (0x7C00, 0x03FF)
+    exp, mant = bits & exp_mask, bits & mant_mask
+    return {"subnormal": int(((exp == 0) & (mant != 0)).sum()),
+            "zero": int(((exp == 0) & (mant == 0)).sum()),
+            "inf": int(((exp == exp_mask) & (mant == 0)).sum()),
+            "nan": int(((exp == exp_mask) & (mant != 0)).sum())}
+
+
 @pytest.mark.parametrize("isa", _kernels.available_isas())
 @pytest.mark.parametrize("dtype", DTYPES[:2], ids=str)
 def test_16bit_every_pattern_every_isa(dtype, isa, restore_kernel_settings):
-    """All 65,536 bit patterns, as grad_output and as output: the portable
-    conversions (rewritten to vectorise) and F16C agree with the reference."""
-    patterns = np.arange(1 << 16, dtype=np.uint16).view(dtype)
+    """All 65,536 bit patterns, against each special partner, as grad_output
+    and as output, on each ISA: bit for bit the reference's single rounding
+    (NaNs by position, and quiet), subnormal results included."""
+    g, y, expected = _pattern_case(dtype)
     _kernels.use_isa(isa)
-    for other in (1.0, 0.5, -3.0):
-        fill = np.full_like(patterns, other)
-        assert_same_bits(sigmoid_backward(patterns, fill), _expected(patterns, fill),
-                         f"{isa} g=patterns y={other}")
-        assert_same_bits(sigmoid_backward(fill, patterns), _expected(fill, patterns),
-                         f"{isa} g={other} y=patterns")
+    actual = sigmoid_backward(g, y)
+    assert_same(actual, expected, f"{isa} {dtype}")
+    bits = actual.view(np.uint16)
+    classes = _classes_16bit(bits, dtype)
+    assert min(classes.values()) > 1000, classes  # every class is exercised
+    quiet = 0x0040 if dtype == ml_dtypes.bfloat16 else 0x0200
+    nan = np.isnan(actual.astype(np.float32))
+    assert (bits[nan] & quiet).all(), "a NaN result is signalling"
+
+
+def _random_bf16_pairs(n, seed):
+    """bfloat16 (g, y) pairs whose float32 products carry bits below the
+    bfloat16 precision: g any finite pattern near 1 or anywhere, y mostly a
+    sigmoid output in (0, 1), some anywhere."""
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, 1 << 16, n, dtype=np.uint16)
+    near_one = rng.random(n) < 0.5   # exponents around 1: ordinary gradients
+    g[near_one] = (g[near_one] & 0x807F) | rng.integers(0x3C00, 0x4100, int(near_one.sum()),
+                                                        dtype=np.uint16) & 0x7F80
+    y = (rng.random(n, dtype=np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    wild = rng.random(n) < 0.2
+    y[wild] = rng.integers(0, 1 << 16, int(wild.sum()), dtype=np.uint16)
+    # a tenth near the top: g in [2^127, 2^128), y in [1.5, 2), so that
+    # g (1 - y) stays finite and |g (1 - y) y| crosses the largest bfloat16:
+    # some finite float32 products round to infinity
+    top = slice(0, n // 10)
+    g[top] = (g[top] & 0x807F) | 0x7F00
+    y[top] = 0x3FC0 | (y[top] & 0x003F)
+    return g.view(ml_dtypes.bfloat16), y.view(ml_dtypes.bfloat16)
+
+
+def test_bfloat16_rounding_cases_every_isa(restore_kernel_settings):
+    """Random pairs, with the rounding's hard cases checked to be present:
+    ties to even (both ways), round-ups that carry into the exponent,
+    overflow to infinity and subnormal float32 results (which AVX512-BF16's
+    instruction alone would flush to zero)."""
+    g, y = _random_bf16_pairs(400_000, seed=11)
+    expected = _expected(g, y)
+    with np.errstate(all="ignore"):
+        g32, y32 = g.astype(np.float32), y.astype(np.float32)
+        r = (g32 * (np.float32(1) - y32) * y32).view(np.uint32)
+    low, high = r & 0xFFFF, r >> 16
+    finite = (r & 0x7F800000) != 0x7F800000
+    assert ((low == 0x8000) & (high & 1 == 0) & finite).sum() > 50       # tie, stays
+    assert ((low == 0x8000) & (high & 1 == 1) & finite).sum() > 50       # tie, rounds up
+    assert ((low > 0x8000) & ((high & 0x7F) == 0x7F) & finite).sum() > 50   # carry into exponent
+    assert (((r & 0x7F800000) == 0) & ((r & 0x7FFFFF) != 0)).sum() > 50   # subnormal float32
+    assert (np.isinf(expected.astype(np.float32)) & finite).sum() > 50      # overflow on rounding
+    for isa in _kernels.available_isas():
+        _kernels.use_isa(isa)
+        assert_same(sigmoid_backward(g, y), expected, isa)
 
 
 # ---- complex: special values and random values on every ISA --------------
