@@ -385,3 +385,17 @@ def test_module_has_no_fused_multiply_add():
     assert fused == [], f"{len(fused)} fused multiply-adds, e.g. {sorted(set(fused))[:5]}"
     assert re.search(r"\bvmulps\b", code)  # the disassembly is of real loops
 
+
+def test_isas_match_the_cpu_flags():
+    """What cpuid reports (_cpu.h) agrees with the kernel's view in
+    /proc/cpuinfo, which also hides what the OS does not save."""
+    if not os.path.exists("/proc/cpuinfo") or platform.machine() != "x86_64":
+        pytest.skip("needs Linux on x86-64")
+    with open("/proc/cpuinfo") as f:
+        flags = set(next(line for line in f if line.startswith("flags")).split(":")[1].split())
+    avx2 = {"avx2", "f16c"} <= flags
+    avx512 = avx2 and {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags
+    expected = ["portable"] + ["avx2"] * avx2 + ["avx512"] * avx512
+    if avx512 and "avx512_bf16" in flags:
+        expected.append("avx512bf16")
+    assert _kernels.available_isas() == expected

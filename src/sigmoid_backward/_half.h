@@ -148,6 +148,26 @@ SB_AVX512 static inline __m512i sb_bf16_round_avx512(__m512 r0, __m512 r1)
     return _mm512_packus_epi32(sb_bf16_round_avx512_half(r0), sb_bf16_round_avx512_half(r1));
 }
 
+#if SB_HAVE_AVX512BF16
+/* AVX512-BF16: vcvtne2ps2bf16 rounds 32 values to nearest-even in one
+ * instruction, with NaN handled as sb_f32_to_bf16 does (truncate, set the
+ * quiet bit), but it reads subnormal inputs as zero and so flushes them
+ * to a signed zero (Intel SDM; MXCSR is neither consulted nor updated).
+ * Only those lanes differ: a float32 and its bfloat16 rounding have the
+ * same exponent range, so no normal float32 gives a subnormal bfloat16.  A
+ * block with a subnormal float32 (vfpclassps, class 0x20) is rounded by
+ * the integer path instead; subnormal results are rare, so the branch
+ * predicts well.  The instruction writes r0's values to the low half and
+ * r1's to the high half; vpermq puts the 4-value groups back in order. */
+SB_AVX512BF16 static inline __m512i sb_bf16_round_avx512bf16(__m512 r0, __m512 r1)
+{
+    const __mmask16 subnormal = _mm512_fpclass_ps_mask(r0, 0x20) | _mm512_fpclass_ps_mask(r1, 0x20);
+    if (__builtin_expect(subnormal != 0, 0))
+        return sb_bf16_round_avx512(r0, r1);
+    const __m512i halves = (__m512i)_mm512_cvtne2ps_pbh(r1, r0);
+    return _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7), halves);
+}
+#endif
 #endif /* SB_X86_DISPATCH */
 
 #endif /* SIGMOID_BACKWARD_HALF_H */

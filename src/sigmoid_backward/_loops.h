@@ -1,11 +1,13 @@
 /*
  * The arithmetic of sigmoid_backward on contiguous arrays, one loop per
- * dtype, compiled for three instruction sets:
+ * dtype, compiled for four instruction sets:
  *
  *   portable    the build's baseline (SSE2 on x86-64; anything elsewhere);
  *   avx2        AVX2 + F16C;
  *   avx512      AVX-512 (F, BW, VL, DQ) + F16C, with the AVX2 non-temporal
  *               copy (_nontemporal.h);
+ *   avx512bf16  avx512, with bfloat16 rounded by AVX512-BF16's
+ *               vcvtne2ps2bf16;
  *
  * chosen at run time from what the CPU reports (_cpu.h, sb_select_isa).
  * Every ISA gives the same bits: the loops only use IEEE +, -, * and exact
@@ -285,7 +287,8 @@ SB_AVX512 static void sb_f16_avx512(const uint16_t *g, const uint16_t *y, uint16
 A bfloat16 is the high half of a float32, so widening is an unpack with a
 zero vector (one instruction per 8 or 16 values: the low half of each
 float is zero).  The rounding back is sb_f32_to_bf16 in vector form
-(_half.h), in integer arithmetic.  (GCC's vectorisation of the
+(_half.h): integer arithmetic with AVX2 and AVX-512, vcvtne2ps2bf16 with a
+fix-up for subnormal results with AVX512-BF16.  (GCC's vectorisation of the
 plain-C loop widened with vpmovzxwd + shift and narrowed with vpermt2w, about
 twice the instructions.) */
 
@@ -321,6 +324,20 @@ SB_AVX512 static void sb_bf16_avx512(const uint16_t *g, const uint16_t *y, uint1
 static const sb_loops_t sb_loops_avx2 = SB_LOOPS_TABLE(avx2, avx2, avx2, avx2);
 static const sb_loops_t sb_loops_avx512 = SB_LOOPS_TABLE(avx512, avx512, avx512, avx2);
 
+#if SB_HAVE_AVX512BF16
+/* avx512bf16: the avx512 loops, but bfloat16 rounded by vcvtne2ps2bf16 */
+SB_BF16_BLOCK(sb_bf16_block_avx512bf16, SB_AVX512BF16, __m512, __m512i, _mm512, si512,
+              sb_bf16_round_avx512bf16)
+
+SB_AVX512BF16 static void sb_bf16_avx512bf16(const uint16_t *g, const uint16_t *y,
+                                             uint16_t *out, ptrdiff_t n)
+{
+    SB_BLOCKED_LOOP(uint16_t, 1, 32, sb_bf16_block_avx512bf16)
+}
+
+static const sb_loops_t sb_loops_avx512bf16 =
+    SB_LOOPS_TABLE(avx512bf16, avx512, avx512bf16, avx2);
+#endif
 #endif /* SB_X86_DISPATCH */
 
 /* The loops in use; sb_select_isa changes them. */
@@ -332,11 +349,15 @@ static const struct { const char *name; const sb_loops_t *loops; } sb_isas[] = {
 #if SB_X86_DISPATCH
     {"avx2", &sb_loops_avx2},
     {"avx512", &sb_loops_avx512},
+#if SB_HAVE_AVX512BF16
+    {"avx512bf16", &sb_loops_avx512bf16},
+#endif
 #endif
 };
 #define SB_NUM_ISAS (sizeof(sb_isas) / sizeof(sb_isas[0]))
 
-/* Can this CPU run isa ("portable", "avx2" or "avx512")? */
+/* Can this CPU (and build) run isa ("portable", "avx2", "avx512" or
+ * "avx512bf16")? */
 static int sb_isa_supported(const char *isa)
 {
     if (strcmp(isa, "portable") == 0) return 1;
@@ -346,6 +367,8 @@ static int sb_isa_supported(const char *isa)
     const int avx512 = avx2 && (f & SB_CPU_AVX512);
     if (strcmp(isa, "avx2") == 0) return avx2;
     if (strcmp(isa, "avx512") == 0) return avx512;
+    if (strcmp(isa, "avx512bf16") == 0)
+        return SB_HAVE_AVX512BF16 && avx512 && (f & SB_CPU_AVX512_BF16);
 #endif
     return 0;
 }
