@@ -65,9 +65,8 @@ static inline unsigned long long sb_xcr0(void)
 }
 #endif
 
-/* The SB_CPU_* bits this CPU and OS support (0 off x86-64 or without
- * SB_X86_DISPATCH). */
-static inline int sb_cpu_features(void)
+/* The SB_CPU_* bits this CPU and OS support, read now. */
+static inline int sb_cpu_features_read(void)
 {
     int features = 0;
 #if SB_X86_DISPATCH
@@ -92,6 +91,18 @@ static inline int sb_cpu_features(void)
     }
 #endif
     return features;
+}
+
+/* The SB_CPU_* bits this CPU and OS support (0 off x86-64 or without
+ * SB_X86_DISPATCH), read once: under a hypervisor every cpuid is a VM exit
+ * (about 4 us each in a KVM guest), and selecting an ISA asks for every
+ * ISA.  The first call comes from module import, under the GIL; later ones
+ * only read. */
+static inline int sb_cpu_features(void)
+{
+    static int cached = -1;
+    if (cached < 0) cached = sb_cpu_features_read();
+    return cached;
 }
 
 #endif /* SIGMOID_BACKWARD_CPU_H */
