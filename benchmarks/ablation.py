@@ -1,16 +1,23 @@
 """Before/after ratios of each optimisation, measured in one run.
 
     python benchmarks/ablation.py [--baseline COMMIT] [--threads N]
+                                  [--sections NAME ...]
 
 Builds the baseline commit's extension in a temporary directory (git
 archive + meson, as pip would), loads it beside the installed package under
 the name ``sb_before``, and times, in alternation:
 
-1. the whole call, baseline against now, on the issue's target cases;
+1. ``overall``: the whole call, baseline against now, on the target cases
+   of the first optimisation round;
 2. each optimisation alone, switched at run time in the current build:
-   the instruction set of the loops (use_isa), streaming stores
-   (stream_min_bytes) and the C fast path (a ``dtype=`` argument sends a call
-   down the general path).
+   ``isas``, the instruction set of the loops (use_isa); ``streaming``,
+   streaming stores (stream_min_bytes); ``fast_path``, the C fast path (a
+   ``dtype=`` argument sends a call down the general path);
+3. ``rows``: every dtype at every size of the bench, baseline against now
+   (with ``--baseline`` set to the commit before a change: did any row get
+   slower?);
+4. ``bf16``: bfloat16 against float16 in cache, one thread, per ISA, and
+   each against PyTorch when it is installed.
 
 Times are medians; ratios are medians over rounds of same-round ratios.
 The numbers in benchmarks/NOTES.md come from this script.
@@ -139,20 +146,88 @@ def fast_path(before):
         _line(f"n={n} out=, against np.add", t, "fast", "np.add")
 
 
+def rows(before, nthreads, max_gib):
+    print(f"5. every row of the bench, out= given, {nthreads} threads: baseline -> now")
+    for dtype in sigmoid_backward._dtypes.SUPPORTED:
+        for n in _bench.DEFAULT_SIZES:
+            if 3 * n * dtype.itemsize > max_gib * 2**30:
+                continue
+            g, y, out = _case(dtype, n)
+            t = _bench.sample_rounds({
+                "baseline": lambda: before.sigmoid_backward(g, y, out=out, num_threads=nthreads),
+                "now": lambda: sigmoid_backward.sigmoid_backward(g, y, out=out,
+                                                                 num_threads=nthreads),
+            })
+            _line(f"{dtype} n={_bench._fmt_size(n)}", t, "baseline", "now")
+            del g, y, out
+
+
+def bf16(n=100_000):
+    """bfloat16 / float16 time in cache, per ISA; and PyTorch / ours."""
+    names = _kernels.available_isas()
+    print(f"6. bfloat16 against float16, 1 thread, n={_bench._fmt_size(n)} (in cache), "
+          "streaming off: time bf16 / time f16 (<= 1.1 is the target)")
+    old = _kernels.stream_min_bytes(1 << 62)
+    bf, f16 = sigmoid_backward._dtypes.BFLOAT16, np.dtype(np.float16)
+    cases = {"bf16": _case(bf, n), "f16": _case(f16, n)}
+    try:
+        for isa in names:
+            def run(name, isa=isa):
+                g, y, out = cases[name]
+                _kernels.use_isa(isa)
+                sigmoid_backward.sigmoid_backward(g, y, out=out, num_threads=1)
+            t = _bench.sample_rounds({"bf16": lambda: run("bf16"), "f16": lambda: run("f16")})
+            _line(f"{isa}", t, "bf16", "f16")
+    finally:
+        _kernels.use_isa(None)
+        _kernels.stream_min_bytes(old)
+    try:
+        import torch
+    except ImportError:
+        return
+    torch.set_num_threads(1)
+    print(f"   PyTorch, 1 thread, n={_bench._fmt_size(n)}: torch time / ours")
+    for name, dtype in (("bf16", bf), ("f16", f16)):
+        g, y, out = cases[name]
+        tg, ty, to = (torch.from_numpy(a.view(np.int16)).view(
+            torch.bfloat16 if name == "bf16" else torch.float16) for a in (g, y, out))
+        op = torch.ops.aten.sigmoid_backward.grad_input
+        t = _bench.sample_rounds({
+            "torch": lambda: op(tg, ty, grad_input=to),
+            "ours": lambda: sigmoid_backward.sigmoid_backward(g, y, out=out, num_threads=1)})
+        _line(f"{dtype}", t, "torch", "ours")
+
+
+SECTIONS = ("overall", "isas", "streaming", "fast_path", "rows", "bf16")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--baseline", default="4972dfe", help="commit to compare with")
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS),
+                   metavar="NAME", help=f"which to run (default: all of {', '.join(SECTIONS)})")
+    p.add_argument("--max-gib", type=float, default=3.0,
+                   help="rows: skip sizes whose three arrays need more (default: %(default)s)")
     args = p.parse_args(argv)
     print(_bench.machine_line())
+    needs_baseline = {"overall", "fast_path", "rows"} & set(args.sections)
     with tempfile.TemporaryDirectory() as tmp:
-        before = build_baseline(args.baseline, pathlib.Path(tmp))
+        before = build_baseline(args.baseline, pathlib.Path(tmp)) if needs_baseline else None
         print(f"baseline {args.baseline} against the installed package "
               f"(kernels {_kernels.use_isa()}); medians of alternating calls\n")
-        overall(before, args.threads)
-        isas()
-        streaming(args.threads)
-        fast_path(before)
+        if "overall" in args.sections:
+            overall(before, args.threads)
+        if "isas" in args.sections:
+            isas()
+        if "streaming" in args.sections:
+            streaming(args.threads)
+        if "fast_path" in args.sections:
+            fast_path(before)
+        if "rows" in args.sections:
+            rows(before, args.threads, args.max_gib)
+        if "bf16" in args.sections:
+            bf16()
 
 
 if __name__ == "__main__":
