@@ -11,7 +11,7 @@ the name ``sb_before``, and times, in alternation:
    of the first optimisation round;
 2. each optimisation alone, switched at run time in the current build:
    ``isas``, the instruction set of the loops (use_isa); ``streaming``,
-   streaming stores (stream_min_bytes); ``fast_path``, the C fast path (a
+   streaming stores (set_thresholds); ``fast_path``, the C fast path (a
    ``dtype=`` argument sends a call down the general path);
 3. ``rows``: every dtype at every size of the bench, baseline against now
    (with ``--baseline`` set to the commit before a change: did any row get
@@ -49,9 +49,11 @@ def build_baseline(commit, workdir):
     subprocess.run(["ninja", "-C", str(workdir / "build")], check=True, capture_output=True)
     pkg = workdir / "sb_before"
     pkg.mkdir()
-    for f in (src / "src" / "sigmoid_backward").glob("*.py"):
+    built = workdir / "build" / "src" / "sigmoid_backward"
+    # sources, then what the build generates (_version.py) and compiles
+    for f in [*(src / "src" / "sigmoid_backward").glob("*.py"), *built.glob("*.py")]:
         (pkg / f.name).write_text(f.read_text())
-    for f in (workdir / "build" / "src" / "sigmoid_backward").glob("*.so"):
+    for f in built.glob("*.so"):
         (pkg / f.name).write_bytes(f.read_bytes())
     # Cython modules also register under their compiled name: the current
     # package is imported first (at the top), so it keeps its own.
@@ -94,7 +96,7 @@ def isas():
     names = _kernels.available_isas()
     print(f"2. loops by instruction set, 1 thread, n=2e4 (in L2: compute-bound), "
           f"streaming off: {' / '.join(names)}")
-    old = _kernels.stream_min_bytes(1 << 62)
+    old = _kernels.set_thresholds(nt_min_bytes=1 << 62)
     try:
         for dtype in sigmoid_backward._dtypes.SUPPORTED:
             g, y, out = _case(dtype, 20_000)
@@ -108,12 +110,12 @@ def isas():
                 f"({_ratio(t, 'portable', isa):4.2f}x)" for isa in names), flush=True)
     finally:
         _kernels.use_isa(None)
-        _kernels.stream_min_bytes(old)
+        _kernels.set_thresholds(nt_min_bytes=old["nt_min_bytes"])
 
 
 def streaming(nthreads):
     print(f"3. streaming stores, {nthreads} threads: ordinary stores -> streaming")
-    old = _kernels.stream_min_bytes()
+    old = _kernels.thresholds()
     try:
         for name, n in [("float32", 1_000_000), ("float32", 10_000_000),
                         ("float32", 100_000_000), ("float16", 10_000_000),
@@ -121,14 +123,14 @@ def streaming(nthreads):
             g, y, out = _case(np.dtype(name), n)
 
             def run(threshold):
-                _kernels.stream_min_bytes(threshold)
+                _kernels.set_thresholds(nt_min_bytes=threshold)
                 sigmoid_backward.sigmoid_backward(g, y, out=out, num_threads=nthreads)
             t = _bench.sample_rounds({"ordinary": lambda: run(1 << 62),
                                       "streaming": lambda: run(0)})
             _line(f"{name} n={_bench._fmt_size(n)}", t, "ordinary", "streaming")
             del g, y, out
     finally:
-        _kernels.stream_min_bytes(old)
+        _kernels.set_thresholds(nt_min_bytes=old["nt_min_bytes"])
 
 
 def fast_path(before):
@@ -167,7 +169,7 @@ def bf16(n=100_000):
     names = _kernels.available_isas()
     print(f"6. bfloat16 against float16, 1 thread, n={_bench._fmt_size(n)} (in cache), "
           "streaming off: time bf16 / time f16 (<= 1.1 is the target)")
-    old = _kernels.stream_min_bytes(1 << 62)
+    old = _kernels.set_thresholds(nt_min_bytes=1 << 62)
     bf, f16 = sigmoid_backward._dtypes.BFLOAT16, np.dtype(np.float16)
     cases = {"bf16": _case(bf, n), "f16": _case(f16, n)}
     try:
@@ -180,7 +182,7 @@ def bf16(n=100_000):
             _line(f"{isa}", t, "bf16", "f16")
     finally:
         _kernels.use_isa(None)
-        _kernels.stream_min_bytes(old)
+        _kernels.set_thresholds(nt_min_bytes=old["nt_min_bytes"])
     try:
         import torch
     except ImportError:
