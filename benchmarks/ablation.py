@@ -25,6 +25,7 @@ The numbers in benchmarks/NOTES.md come from this script.
 import argparse
 import importlib
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -37,28 +38,50 @@ from sigmoid_backward import _bench, _kernels
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
 
+# The baseline is built as a package of its own name, so that nothing of it
+# resolves to the current package: Cython modules that cimport each other
+# (``from sigmoid_backward._kernels cimport ...``) look the other module up
+# by its absolute name at import, and would otherwise run the current loops.
+_IMPORT = re.compile(r"^(\s*(?:from|import|cimport)\s+)sigmoid_backward\b", re.MULTILINE)
+
+
+def _rename_package(root):
+    """Move src/sigmoid_backward to src/sb_before and point the build and
+    every import of the package at the new name."""
+    (root / "src" / "sigmoid_backward").rename(root / "src" / "sb_before")
+    for f in root.rglob("meson.build"):
+        f.write_text(f.read_text().replace("src/sigmoid_backward", "src/sb_before")
+                     .replace("'sigmoid_backward", "'sb_before"))
+    for pattern in ("*.py", "*.pyx", "*.pxd"):
+        for f in (root / "src" / "sb_before").rglob(pattern):
+            f.write_text(_IMPORT.sub(r"\1sb_before", f.read_text()))
+
+
 def build_baseline(commit, workdir):
-    """The baseline's package, built in ``workdir`` and imported as sb_before."""
+    """The baseline's package, built in ``workdir`` under the name sb_before."""
     src = workdir / "src"
     src.mkdir()
     archive = subprocess.run(["git", "-C", str(REPO), "archive", commit],
                              check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+    _rename_package(src)
     subprocess.run(["meson", "setup", str(workdir / "build"), str(src), "-Dbuildtype=release"],
                    check=True, capture_output=True)
     subprocess.run(["ninja", "-C", str(workdir / "build")], check=True, capture_output=True)
     pkg = workdir / "sb_before"
     pkg.mkdir()
-    built = workdir / "build" / "src" / "sigmoid_backward"
+    built = workdir / "build" / "src" / "sb_before"
     # sources, then what the build generates (_version.py) and compiles
-    for f in [*(src / "src" / "sigmoid_backward").glob("*.py"), *built.glob("*.py")]:
+    for f in [*(src / "src" / "sb_before").glob("*.py"), *built.glob("*.py")]:
         (pkg / f.name).write_text(f.read_text())
     for f in built.glob("*.so"):
         (pkg / f.name).write_bytes(f.read_bytes())
-    # Cython modules also register under their compiled name: the current
-    # package is imported first (at the top), so it keeps its own.
     sys.path.insert(0, str(workdir))
-    return importlib.import_module("sb_before")
+    before = importlib.import_module("sb_before")
+    for name, module in sys.modules.items():   # nothing of it may be the current package's
+        if name.startswith("sb_before.") and hasattr(module, "__file__"):
+            assert pathlib.Path(module.__file__).is_relative_to(pkg), (name, module.__file__)
+    return before
 
 
 def _case(dtype, n):
