@@ -1,16 +1,23 @@
 """Before/after ratios of each optimisation, measured in one run.
 
     python benchmarks/ablation.py [--baseline COMMIT] [--threads N]
+                                  [--sections NAME ...]
 
 Builds the baseline commit's extension in a temporary directory (git
 archive + meson, as pip would), loads it beside the installed package under
 the name ``sb_before``, and times, in alternation:
 
-1. the whole call, baseline against now, on the issue's target cases;
+1. ``overall``: the whole call, baseline against now, on the target cases
+   of the first optimisation round;
 2. each optimisation alone, switched at run time in the current build:
-   the instruction set of the loops (use_isa), streaming stores
-   (stream_min_bytes) and the C fast path (a ``dtype=`` argument sends a call
-   down the general path).
+   ``isas``, the instruction set of the loops (use_isa); ``streaming``,
+   streaming stores (set_thresholds); ``fast_path``, the C fast path (a
+   ``dtype=`` argument sends a call down the general path);
+3. ``rows``: every dtype at every size of the bench, baseline against now
+   (with ``--baseline`` set to the commit before a change: did any row get
+   slower?);
+4. ``bf16``: bfloat16 against float16 in cache, one thread, per ISA, and
+   each against PyTorch when it is installed.
 
 Times are medians; ratios are medians over rounds of same-round ratios.
 The numbers in benchmarks/NOTES.md come from this script.
@@ -18,6 +25,7 @@ The numbers in benchmarks/NOTES.md come from this script.
 import argparse
 import importlib
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -30,26 +38,50 @@ from sigmoid_backward import _bench, _kernels
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
 
+# The baseline is built as a package of its own name, so that nothing of it
+# resolves to the current package: Cython modules that cimport each other
+# (``from sigmoid_backward._kernels cimport ...``) look the other module up
+# by its absolute name at import, and would otherwise run the current loops.
+_IMPORT = re.compile(r"^(\s*(?:from|import|cimport)\s+)sigmoid_backward\b", re.MULTILINE)
+
+
+def _rename_package(root):
+    """Move src/sigmoid_backward to src/sb_before and point the build and
+    every import of the package at the new name."""
+    (root / "src" / "sigmoid_backward").rename(root / "src" / "sb_before")
+    for f in root.rglob("meson.build"):
+        f.write_text(f.read_text().replace("src/sigmoid_backward", "src/sb_before")
+                     .replace("'sigmoid_backward", "'sb_before"))
+    for pattern in ("*.py", "*.pyx", "*.pxd"):
+        for f in (root / "src" / "sb_before").rglob(pattern):
+            f.write_text(_IMPORT.sub(r"\1sb_before", f.read_text()))
+
+
 def build_baseline(commit, workdir):
-    """The baseline's package, built in ``workdir`` and imported as sb_before."""
+    """The baseline's package, built in ``workdir`` under the name sb_before."""
     src = workdir / "src"
     src.mkdir()
     archive = subprocess.run(["git", "-C", str(REPO), "archive", commit],
                              check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+    _rename_package(src)
     subprocess.run(["meson", "setup", str(workdir / "build"), str(src), "-Dbuildtype=release"],
                    check=True, capture_output=True)
     subprocess.run(["ninja", "-C", str(workdir / "build")], check=True, capture_output=True)
     pkg = workdir / "sb_before"
     pkg.mkdir()
-    for f in (src / "src" / "sigmoid_backward").glob("*.py"):
+    built = workdir / "build" / "src" / "sb_before"
+    # sources, then what the build generates (_version.py) and compiles
+    for f in [*(src / "src" / "sb_before").glob("*.py"), *built.glob("*.py")]:
         (pkg / f.name).write_text(f.read_text())
-    for f in (workdir / "build" / "src" / "sigmoid_backward").glob("*.so"):
+    for f in built.glob("*.so"):
         (pkg / f.name).write_bytes(f.read_bytes())
-    # Cython modules also register under their compiled name: the current
-    # package is imported first (at the top), so it keeps its own.
     sys.path.insert(0, str(workdir))
-    return importlib.import_module("sb_before")
+    before = importlib.import_module("sb_before")
+    for name, module in sys.modules.items():   # nothing of it may be the current package's
+        if name.startswith("sb_before.") and hasattr(module, "__file__"):
+            assert pathlib.Path(module.__file__).is_relative_to(pkg), (name, module.__file__)
+    return before
 
 
 def _case(dtype, n):
@@ -87,7 +119,7 @@ def isas():
     names = _kernels.available_isas()
     print(f"2. loops by instruction set, 1 thread, n=2e4 (in L2: compute-bound), "
           f"streaming off: {' / '.join(names)}")
-    old = _kernels.stream_min_bytes(1 << 62)
+    old = _kernels.set_thresholds(nt_min_bytes=1 << 62)
     try:
         for dtype in sigmoid_backward._dtypes.SUPPORTED:
             g, y, out = _case(dtype, 20_000)
@@ -101,12 +133,12 @@ def isas():
                 f"({_ratio(t, 'portable', isa):4.2f}x)" for isa in names), flush=True)
     finally:
         _kernels.use_isa(None)
-        _kernels.stream_min_bytes(old)
+        _kernels.set_thresholds(nt_min_bytes=old["nt_min_bytes"])
 
 
 def streaming(nthreads):
     print(f"3. streaming stores, {nthreads} threads: ordinary stores -> streaming")
-    old = _kernels.stream_min_bytes()
+    old = _kernels.thresholds()
     try:
         for name, n in [("float32", 1_000_000), ("float32", 10_000_000),
                         ("float32", 100_000_000), ("float16", 10_000_000),
@@ -114,14 +146,14 @@ def streaming(nthreads):
             g, y, out = _case(np.dtype(name), n)
 
             def run(threshold):
-                _kernels.stream_min_bytes(threshold)
+                _kernels.set_thresholds(nt_min_bytes=threshold)
                 sigmoid_backward.sigmoid_backward(g, y, out=out, num_threads=nthreads)
             t = _bench.sample_rounds({"ordinary": lambda: run(1 << 62),
                                       "streaming": lambda: run(0)})
             _line(f"{name} n={_bench._fmt_size(n)}", t, "ordinary", "streaming")
             del g, y, out
     finally:
-        _kernels.stream_min_bytes(old)
+        _kernels.set_thresholds(nt_min_bytes=old["nt_min_bytes"])
 
 
 def fast_path(before):
@@ -139,20 +171,88 @@ def fast_path(before):
         _line(f"n={n} out=, against np.add", t, "fast", "np.add")
 
 
+def rows(before, nthreads, max_gib):
+    print(f"5. every row of the bench, out= given, {nthreads} threads: baseline -> now")
+    for dtype in sigmoid_backward._dtypes.SUPPORTED:
+        for n in _bench.DEFAULT_SIZES:
+            if 3 * n * dtype.itemsize > max_gib * 2**30:
+                continue
+            g, y, out = _case(dtype, n)
+            t = _bench.sample_rounds({
+                "baseline": lambda: before.sigmoid_backward(g, y, out=out, num_threads=nthreads),
+                "now": lambda: sigmoid_backward.sigmoid_backward(g, y, out=out,
+                                                                 num_threads=nthreads),
+            })
+            _line(f"{dtype} n={_bench._fmt_size(n)}", t, "baseline", "now")
+            del g, y, out
+
+
+def bf16(n=100_000):
+    """bfloat16 / float16 time in cache, per ISA; and PyTorch / ours."""
+    names = _kernels.available_isas()
+    print(f"6. bfloat16 against float16, 1 thread, n={_bench._fmt_size(n)} (in cache), "
+          "streaming off: time bf16 / time f16 (<= 1.1 is the target)")
+    old = _kernels.set_thresholds(nt_min_bytes=1 << 62)
+    bf, f16 = sigmoid_backward._dtypes.BFLOAT16, np.dtype(np.float16)
+    cases = {"bf16": _case(bf, n), "f16": _case(f16, n)}
+    try:
+        for isa in names:
+            def run(name, isa=isa):
+                g, y, out = cases[name]
+                _kernels.use_isa(isa)
+                sigmoid_backward.sigmoid_backward(g, y, out=out, num_threads=1)
+            t = _bench.sample_rounds({"bf16": lambda: run("bf16"), "f16": lambda: run("f16")})
+            _line(f"{isa}", t, "bf16", "f16")
+    finally:
+        _kernels.use_isa(None)
+        _kernels.set_thresholds(nt_min_bytes=old["nt_min_bytes"])
+    try:
+        import torch
+    except ImportError:
+        return
+    torch.set_num_threads(1)
+    print(f"   PyTorch, 1 thread, n={_bench._fmt_size(n)}: torch time / ours")
+    for name, dtype in (("bf16", bf), ("f16", f16)):
+        g, y, out = cases[name]
+        tg, ty, to = (torch.from_numpy(a.view(np.int16)).view(
+            torch.bfloat16 if name == "bf16" else torch.float16) for a in (g, y, out))
+        op = torch.ops.aten.sigmoid_backward.grad_input
+        t = _bench.sample_rounds({
+            "torch": lambda: op(tg, ty, grad_input=to),
+            "ours": lambda: sigmoid_backward.sigmoid_backward(g, y, out=out, num_threads=1)})
+        _line(f"{dtype}", t, "torch", "ours")
+
+
+SECTIONS = ("overall", "isas", "streaming", "fast_path", "rows", "bf16")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--baseline", default="4972dfe", help="commit to compare with")
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS),
+                   metavar="NAME", help=f"which to run (default: all of {', '.join(SECTIONS)})")
+    p.add_argument("--max-gib", type=float, default=3.0,
+                   help="rows: skip sizes whose three arrays need more (default: %(default)s)")
     args = p.parse_args(argv)
     print(_bench.machine_line())
+    needs_baseline = {"overall", "fast_path", "rows"} & set(args.sections)
     with tempfile.TemporaryDirectory() as tmp:
-        before = build_baseline(args.baseline, pathlib.Path(tmp))
+        before = build_baseline(args.baseline, pathlib.Path(tmp)) if needs_baseline else None
         print(f"baseline {args.baseline} against the installed package "
               f"(kernels {_kernels.use_isa()}); medians of alternating calls\n")
-        overall(before, args.threads)
-        isas()
-        streaming(args.threads)
-        fast_path(before)
+        if "overall" in args.sections:
+            overall(before, args.threads)
+        if "isas" in args.sections:
+            isas()
+        if "streaming" in args.sections:
+            streaming(args.threads)
+        if "fast_path" in args.sections:
+            fast_path(before)
+        if "rows" in args.sections:
+            rows(before, args.threads, args.max_gib)
+        if "bf16" in args.sections:
+            bf16()
 
 
 if __name__ == "__main__":

@@ -1,13 +1,38 @@
 """``python -m sigmoid_backward bench``: the table, the plot, the errors, and
-the bandwidth-floor loop it compares with.  No timings are asserted."""
+the bandwidth-floor loop it compares with; the optional peers (PyTorch,
+JAX, numba, numexpr) are dashes when missing.  No timings are asserted."""
+import os
 import sys
 
+import ml_dtypes
 import numpy as np
 import pytest
 
 from sigmoid_backward import __main__ as cli
-from sigmoid_backward import _bench
+from sigmoid_backward import _bench, reference
 from sigmoid_backward._bandwidth_floor import bandwidth_floor
+
+from helpers import assert_same
+
+OPTIONAL_PEERS = ("torch", "jax", "numba", "numexpr")
+
+
+@pytest.fixture(autouse=True)
+def _restore_jax_settings():
+    """The bench turns on jax_enable_x64 (and, with --threads 1, sets
+    XLA_FLAGS before importing jax) in its own process; put both back, so
+    that later tests see JAX's defaults."""
+    flags = os.environ.get("XLA_FLAGS")
+    jax = sys.modules.get("jax")
+    x64 = bool(jax.config.jax_enable_x64) if jax is not None else False
+    yield
+    if flags is None:
+        os.environ.pop("XLA_FLAGS", None)
+    else:
+        os.environ["XLA_FLAGS"] = flags
+    jax = sys.modules.get("jax")
+    if jax is not None:
+        jax.config.update("jax_enable_x64", x64)
 
 
 def _run(capsys, *argv):
@@ -22,7 +47,8 @@ def test_table_has_a_row_per_case_and_every_column(capsys):
     assert code == 0
     lines = out.splitlines()
     header = next(line for line in lines if line.startswith("dtype"))
-    for column in ("ours", "GB/s", "floor", "torch", "numexpr", "numpy", "np.add"):
+    for column in ("ours", "GB/s", "floor", "torch", "jax", "numba", "numexpr", "numpy",
+                   "np.add"):
         assert column in header
     rows = [line.split() for line in lines if line.startswith(("float32", "bfloat16"))]
     assert [(r[0], r[1]) for r in rows] == [("float32", "1e3"), ("float32", "2,500"),
@@ -32,13 +58,63 @@ def test_table_has_a_row_per_case_and_every_column(capsys):
 
 
 def test_missing_peers_are_dashes(monkeypatch, capsys):
-    monkeypatch.setitem(sys.modules, "torch", None)
-    monkeypatch.setitem(sys.modules, "numexpr", None)
+    for name in OPTIONAL_PEERS:
+        monkeypatch.setitem(sys.modules, name, None)   # import name -> ImportError
     code, out, _ = _run(capsys, "--sizes", "100", "--dtypes", "float64", "--threads", "1")
     assert code == 0
-    assert "torch not installed" in out and "numexpr not installed" in out
+    for name in OPTIONAL_PEERS:
+        assert f"{name} not installed" in out
     row = next(line for line in out.splitlines() if line.startswith("float64"))
-    assert row.split().count("-") == 2
+    assert row.split().count("-") == len(OPTIONAL_PEERS)
+
+
+def test_a_peer_that_cannot_run_a_dtype_is_a_dash(capsys):
+    """numba has no bfloat16: its cell is a dash, the others are timed."""
+    pytest.importorskip("numba")
+    code, out, _ = _run(capsys, "--sizes", "100", "--dtypes", "bfloat16", "float32",
+                        "--threads", "1")
+    assert code == 0
+    header = next(line for line in out.splitlines() if line.startswith("dtype"))
+    column = header.index("numba") + len("numba")   # cells end under their names
+    cells = {line.split()[0]: line[column - 17:column].strip()
+             for line in out.splitlines() if line.startswith(("bfloat16", "float32"))}
+    assert cells["bfloat16"] == "-"
+    assert cells["float32"].endswith("x")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+def test_numba_peer_computes_the_formula_in_the_dtype(dtype):
+    """The numba ufunc is g * (1 - y) * y (complex: g * conj((1 - y) * y))
+    in the dtype itself: bit for bit the reference, specials included."""
+    numba = pytest.importorskip("numba")
+    dtype = np.dtype(dtype)
+    g, y = _bench.make_inputs(1000, dtype)
+    g[:4], y[4:8] = [0, np.inf, np.nan, -1e-30], [1, np.nan, -np.inf, 1e30]
+    out = np.empty_like(g)
+    ufunc = _bench.numba_ufunc(numba, dtype)
+    with np.errstate(all="ignore"):
+        ufunc(g, y, out=out)
+        assert_same(out, reference.sigmoid_backward(g, y), str(dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16])
+def test_numba_peer_skips_16_bit_dtypes(dtype):
+    numba = pytest.importorskip("numba")
+    assert _bench.numba_ufunc(numba, np.dtype(dtype)) is None
+
+
+def test_jax_peer_keeps_float64():
+    """jax_enable_x64 is on: float64 stays float64 (JAX would compute in
+    float32 otherwise), and the result is the formula's."""
+    jax = _bench._import_jax(2)
+    if jax is None:
+        pytest.skip("jax is not installed")
+    g, y = _bench.make_inputs(1000, np.dtype(np.float64))
+    import jax.numpy as jnp
+    result = np.asarray(jax.jit(lambda g, y: g * (1 - y) * y)(jnp.asarray(g), jnp.asarray(y)))
+    assert result.dtype == np.float64
+    np.testing.assert_allclose(result, reference.sigmoid_backward(g, y), rtol=1e-15)
+    assert _bench._jax_contender(jax, g, y) is not None
 
 
 def test_memory_budget_skips_cases(capsys):

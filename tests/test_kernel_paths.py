@@ -1,11 +1,21 @@
 """Every code path of the kernel gives the same bits: each instruction set,
 streaming and ordinary stores, one or several threads, sizes around every
-threshold and block boundary, starts that are not 16- or 64-byte aligned."""
+threshold and block boundary, starts that are not 16- or 64-byte aligned;
+every 16-bit pattern and every pair of complex special values on every
+instruction set; and no fused multiply-add anywhere in the built module."""
+import os
+import platform
+import re
+import shutil
+import subprocess
+
 import numpy as np
 import ml_dtypes
 import pytest
 
 from sigmoid_backward import _kernels, reference, sigmoid_backward
+
+from helpers import assert_same, specials
 
 DTYPES = [np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), np.dtype(np.float32),
           np.dtype(np.float64), np.dtype(np.complex64), np.dtype(np.complex128)]
@@ -83,8 +93,14 @@ def test_every_isa_matches_reference(dtype, isa, restore_kernel_settings):
     g, y = _inputs(4096 + 17, dtype, seed=1)
     expected = _expected(g, y)
     assert _kernels.use_isa(isa) == isa
-    for n in (0, 1, 7, 15, 16, 17, 33, 4096 + 17):
+    # every length up to two of the widest blocks (32 bfloat16 values), so
+    # that each tail length goes through the zero-padded last block
+    for n in list(range(66)) + [4096 + 17]:
         assert_same_bits(sigmoid_backward(g[:n], y[:n]), expected[:n], f"{isa} n={n}")
+    for n in (31, 33, 4096 + 17):  # in place, through the tail buffers too
+        g1 = g[:n].copy()
+        sigmoid_backward(g1, y[:n], out=g1)
+        assert_same_bits(g1, expected[:n], f"{isa} n={n} out=g")
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
@@ -210,16 +226,176 @@ def test_overriding_the_thresholds_changes_no_bits(dtype, restore_kernel_setting
             assert_same_bits(out, expected, f"out= share={share} nt_min={nt_min}")
 
 
+# ---- every 16-bit pattern against special partners ----------------------
+
+def _partners(dtype):
+    """Special values of a 16-bit dtype, as partners of every pattern: zeros,
+    infinities, NaN, subnormals, the smallest normal, the largest finite,
+    values next to 1 (so that 1 - y is tiny or exact) and values whose
+    products overflow or underflow."""
+    info = ml_dtypes.finfo(dtype) if dtype == ml_dtypes.bfloat16 else np.finfo(dtype)
+    one = np.array([1.0], dtype)
+    below_one = np.nextafter(one, np.zeros_like(one))[0]
+    above_one = np.nextafter(one, one + one)[0]
+    values = [0.0, -0.0, 1.0, -1.0, 0.5, -3.0, 2.0, 0.75, np.inf, -np.inf, np.nan,
+              float(info.smallest_subnormal), -float(info.smallest_subnormal),
+              float(info.tiny) - float(info.smallest_subnormal),  # largest subnormal
+              float(info.tiny), float(info.max), -float(info.max),
+              float(below_one), float(above_one), 0.1, 1e3]
+    with np.errstate(over="ignore"):
+        return np.array(values, np.float64).astype(dtype)
+
+
+_PATTERN_CASES = {}
+
+
+def _pattern_case(dtype):
+    """(g, y, expected): every bit pattern against every partner, as g and
+    as y; the reference result computed once per dtype."""
+    if dtype not in _PATTERN_CASES:
+        patterns = np.arange(1 << 16, dtype=np.uint16).view(dtype)
+        partners = _partners(dtype)
+        fills = np.repeat(partners, patterns.size)
+        tiled = np.tile(patterns, partners.size)
+        g = np.concatenate([tiled, fills])
+        y = np.concatenate([fills, tiled])
+        _PATTERN_CASES[dtype] = (g, y, _expected(g, y))
+    return _PATTERN_CASES[dtype]
+
+
+def _classes_16bit(bits, dtype):
+    """How many results are subnormal, zero, infinite, NaN."""
+    exp_mask, mant_mask = (0x7F80, 0x007F) if dtype == ml_dtypes.bfloat16 else (0x7C00, 0x03FF)
+    exp, mant = bits & exp_mask, bits & mant_mask
+    return {"subnormal": int(((exp == 0) & (mant != 0)).sum()),
+            "zero": int(((exp == 0) & (mant == 0)).sum()),
+            "inf": int(((exp == exp_mask) & (mant == 0)).sum()),
+            "nan": int(((exp == exp_mask) & (mant != 0)).sum())}
+
+
 @pytest.mark.parametrize("isa", _kernels.available_isas())
 @pytest.mark.parametrize("dtype", DTYPES[:2], ids=str)
 def test_16bit_every_pattern_every_isa(dtype, isa, restore_kernel_settings):
-    """All 65,536 bit patterns, as grad_output and as output: the portable
-    conversions (rewritten to vectorise) and F16C agree with the reference."""
-    patterns = np.arange(1 << 16, dtype=np.uint16).view(dtype)
+    """All 65,536 bit patterns, against each special partner, as grad_output
+    and as output, on each ISA: bit for bit the reference's single rounding
+    (NaNs by position, and quiet), subnormal results included."""
+    g, y, expected = _pattern_case(dtype)
     _kernels.use_isa(isa)
-    for other in (1.0, 0.5, -3.0):
-        fill = np.full_like(patterns, other)
-        assert_same_bits(sigmoid_backward(patterns, fill), _expected(patterns, fill),
-                         f"{isa} g=patterns y={other}")
-        assert_same_bits(sigmoid_backward(fill, patterns), _expected(fill, patterns),
-                         f"{isa} g={other} y=patterns")
+    actual = sigmoid_backward(g, y)
+    assert_same(actual, expected, f"{isa} {dtype}")
+    bits = actual.view(np.uint16)
+    classes = _classes_16bit(bits, dtype)
+    assert min(classes.values()) > 1000, classes  # every class is exercised
+    quiet = 0x0040 if dtype == ml_dtypes.bfloat16 else 0x0200
+    nan = np.isnan(actual.astype(np.float32))
+    assert (bits[nan] & quiet).all(), "a NaN result is signalling"
+
+
+def _random_bf16_pairs(n, seed):
+    """bfloat16 (g, y) pairs whose float32 products carry bits below the
+    bfloat16 precision: g any finite pattern near 1 or anywhere, y mostly a
+    sigmoid output in (0, 1), some anywhere."""
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, 1 << 16, n, dtype=np.uint16)
+    near_one = rng.random(n) < 0.5   # exponents around 1: ordinary gradients
+    g[near_one] = (g[near_one] & 0x807F) | rng.integers(0x3C00, 0x4100, int(near_one.sum()),
+                                                        dtype=np.uint16) & 0x7F80
+    y = (rng.random(n, dtype=np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    wild = rng.random(n) < 0.2
+    y[wild] = rng.integers(0, 1 << 16, int(wild.sum()), dtype=np.uint16)
+    # a tenth near the top: g in [2^127, 2^128), y in [1.5, 2), so that
+    # g (1 - y) stays finite and |g (1 - y) y| crosses the largest bfloat16:
+    # some finite float32 products round to infinity
+    top = slice(0, n // 10)
+    g[top] = (g[top] & 0x807F) | 0x7F00
+    y[top] = 0x3FC0 | (y[top] & 0x003F)
+    return g.view(ml_dtypes.bfloat16), y.view(ml_dtypes.bfloat16)
+
+
+def test_bfloat16_rounding_cases_every_isa(restore_kernel_settings):
+    """Random pairs, with the rounding's hard cases checked to be present:
+    ties to even (both ways), round-ups that carry into the exponent,
+    overflow to infinity and subnormal float32 results (which AVX512-BF16's
+    instruction alone would flush to zero)."""
+    g, y = _random_bf16_pairs(400_000, seed=11)
+    expected = _expected(g, y)
+    with np.errstate(all="ignore"):
+        g32, y32 = g.astype(np.float32), y.astype(np.float32)
+        r = (g32 * (np.float32(1) - y32) * y32).view(np.uint32)
+    low, high = r & 0xFFFF, r >> 16
+    finite = (r & 0x7F800000) != 0x7F800000
+    assert ((low == 0x8000) & (high & 1 == 0) & finite).sum() > 50       # tie, stays
+    assert ((low == 0x8000) & (high & 1 == 1) & finite).sum() > 50       # tie, rounds up
+    assert ((low > 0x8000) & ((high & 0x7F) == 0x7F) & finite).sum() > 50   # carry into exponent
+    assert (((r & 0x7F800000) == 0) & ((r & 0x7FFFFF) != 0)).sum() > 50   # subnormal float32
+    assert (np.isinf(expected.astype(np.float32)) & finite).sum() > 50      # overflow on rounding
+    for isa in _kernels.available_isas():
+        _kernels.use_isa(isa)
+        assert_same(sigmoid_backward(g, y), expected, isa)
+
+
+# ---- complex: special values and random values on every ISA --------------
+
+@pytest.mark.parametrize("isa", _kernels.available_isas())
+@pytest.mark.parametrize("dtype", DTYPES[4:], ids=str)
+def test_complex_special_values_every_isa(dtype, isa, restore_kernel_settings):
+    """Every pair of special (re, im) values as g against every such pair
+    as y would be 500,000 elements; instead each special complex value
+    meets every other one in both positions through a shifted tiling, plus
+    random values over many magnitudes.  Real and imaginary parts compared
+    separately, bit for bit (NaNs by position)."""
+    values = specials(dtype)                    # every (re, im) pair of specials
+    k = values.size
+    g = np.concatenate([np.repeat(values, k), np.tile(values, k)])
+    y = np.concatenate([np.tile(values, k), np.repeat(values, k)])
+    rng = np.random.default_rng(7)
+    rand = _values(rng, 30_001, dtype)
+    scale = rng.choice([1e-30, 1e-3, 1.0, 1e3, 1e30], rand.size)
+    with np.errstate(all="ignore"):
+        g = np.concatenate([g, rand, (rand * scale).astype(dtype)])
+        y = np.concatenate([y, _values(rng, rand.size, dtype), rand])
+    expected = _expected(g, y)
+    _kernels.use_isa(isa)
+    assert_same(sigmoid_backward(g, y), expected, f"{isa} {dtype}")
+    # odd starts, so the blocks meet the specials at every lane
+    for start in (1, 3, 5):
+        assert_same(sigmoid_backward(g[start:], y[start:]), expected[start:],
+                    f"{isa} {dtype} start={start}")
+
+
+# ---- the built module --------------------------------------------------------
+
+def _kernels_disassembly():
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("the FMA check reads x86-64 code")
+    objdump = shutil.which("objdump")
+    if objdump is None:
+        pytest.skip("objdump is not installed")
+    return subprocess.run([objdump, "-d", "--no-show-raw-insn", _kernels.__file__],
+                          check=True, capture_output=True, text=True).stdout
+
+
+def test_module_has_no_fused_multiply_add():
+    """Every loop uses separate multiplies and adds, as the reference does:
+    a fused multiply-add rounds once where the reference rounds twice, so
+    not one vfmadd/vfmsub/vfmaddsub/vfmsubadd/vfnmadd/vfnmsub instruction
+    may appear in the kernels, on any ISA."""
+    code = _kernels_disassembly()
+    fused = re.findall(r"^\s*[0-9a-f]+:\s+(v?fn?m(?:add|sub)\w*)", code, re.MULTILINE)
+    assert fused == [], f"{len(fused)} fused multiply-adds, e.g. {sorted(set(fused))[:5]}"
+    assert re.search(r"\bvmulps\b", code)  # the disassembly is of real loops
+
+
+def test_isas_match_the_cpu_flags():
+    """What cpuid reports (_cpu.h) agrees with the kernel's view in
+    /proc/cpuinfo, which also hides what the OS does not save."""
+    if not os.path.exists("/proc/cpuinfo") or platform.machine() != "x86_64":
+        pytest.skip("needs Linux on x86-64")
+    with open("/proc/cpuinfo") as f:
+        flags = set(next(line for line in f if line.startswith("flags")).split(":")[1].split())
+    avx2 = {"avx2", "f16c"} <= flags
+    avx512 = avx2 and {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags
+    expected = ["portable"] + ["avx2"] * avx2 + ["avx512"] * avx512
+    if avx512 and "avx512_bf16" in flags:
+        expected.append("avx512bf16")
+    assert _kernels.available_isas() == expected

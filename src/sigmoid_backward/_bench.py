@@ -9,6 +9,12 @@ Contenders, each only when installed:
   stores instead);
 - ``torch``: ``torch.ops.aten.sigmoid_backward.grad_input(g, y,
   grad_input=out)`` on tensors that share the arrays' memory;
+- ``jax``: ``jax.jit`` of the formula on arrays put on the CPU device once,
+  with ``jax_enable_x64`` (otherwise float64 silently becomes float32);
+  each call returns a new array, as JAX arrays are immutable;
+- ``numba``: a ``numba.vectorize(target='parallel')`` ufunc of the formula,
+  computed in the dtype, into ``out`` (float32, float64 and complex only:
+  numba has no float16 or bfloat16 arithmetic);
 - ``numexpr``: ``numexpr.evaluate`` of the formula into ``out``;
 - ``numpy``: the NumPy expression ``g * (1 - y) * y`` (for complex
   ``g * conj((1 - y) * y)``), as users write it;
@@ -16,8 +22,9 @@ Contenders, each only when installed:
   (the target for small arrays).
 
 Method: outputs are allocated once per case; every contender gets the same
-thread count (``torch.set_num_threads``, ``numexpr.set_num_threads``;
-NumPy has one thread).  Each peer is timed against sigmoid_backward alone:
+thread count (``torch.set_num_threads``, ``numba.set_num_threads``,
+``numexpr.set_num_threads``; NumPy has one thread; JAX's CPU client picks
+its own, and is held to one with ``--threads 1`` when the bench imports it).  Each peer is timed against sigmoid_backward alone:
 calls of the two alternate, so that no third library's caches or spinning
 threads fall on one side only, and the peer's ratio is the median over
 rounds of its time over ours in the same round, so that a shared machine's
@@ -41,7 +48,7 @@ from ._bandwidth_floor import bandwidth_floor
 
 DEFAULT_SIZES = (1_000, 100_000, 1_000_000, 10_000_000, 100_000_000)
 DEFAULT_DTYPES = tuple(str(d) for d in _dtypes.SUPPORTED)
-PEERS = ("floor", "torch", "numexpr", "numpy", "np.add")
+PEERS = ("floor", "torch", "jax", "numba", "numexpr", "numpy", "np.add")
 
 # Seconds of samples per contender and case, and the bounds on their count.
 _TARGET_SECONDS = 0.3
@@ -81,7 +88,7 @@ def _parser():
     p = argparse.ArgumentParser(
         prog="python -m sigmoid_backward bench",
         description="Time sigmoid_backward against the memory-bandwidth floor, "
-                    "PyTorch, numexpr and NumPy (each when installed).")
+                    "PyTorch, JAX, numba, numexpr and NumPy (each when installed).")
     p.add_argument("--sizes", nargs="+", type=_parse_size, default=list(DEFAULT_SIZES),
                    metavar="N", help="element counts, e.g. 1e3 1e6 (default: %(default)s)")
     p.add_argument("--dtypes", nargs="+", type=_parse_dtype, default=list(_dtypes.SUPPORTED),
@@ -91,8 +98,8 @@ def _parser():
                         "default, get_num_threads())")
     p.add_argument("--max-gib", type=float, default=3.0, metavar="GIB",
                    help="skip cases whose three arrays need more memory than this, and "
-                        "the NumPy expression where its two temporaries would exceed it "
-                        "(default: %(default)s)")
+                        "the NumPy expression and JAX where their own arrays would "
+                        "exceed it (default: %(default)s)")
     p.add_argument("--plot", metavar="FILE.png",
                    help="draw throughput against size per dtype (needs matplotlib)")
     return p
@@ -107,6 +114,30 @@ def _import(name):
         return None
 
 
+# XLA's CPU client runs a program on its own threads; these flags hold it to
+# one (they must be set before jax is imported).
+_XLA_ONE_THREAD = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+
+
+def _import_jax(nthreads):
+    """jax with 64-bit types enabled, or None."""
+    if nthreads == 1 and "jax" not in sys.modules:
+        flags = os.environ.get("XLA_FLAGS", "")
+        if _XLA_ONE_THREAD not in flags:
+            os.environ["XLA_FLAGS"] = f"{flags} {_XLA_ONE_THREAD}".strip()
+    jax = _import("jax")
+    if jax is not None:
+        jax.config.update("jax_enable_x64", True)
+    return jax
+
+
+def _import_numba(nthreads):
+    numba = _import("numba")
+    if numba is not None:
+        numba.set_num_threads(min(nthreads, numba.config.NUMBA_NUM_THREADS))
+    return numba
+
+
 def _torch_contender(torch, g, y, out):
     def tensor(a):
         if a.dtype == _dtypes.BFLOAT16:  # torch.from_numpy does not know ml_dtypes
@@ -115,6 +146,48 @@ def _torch_contender(torch, g, y, out):
     tg, ty, to = tensor(g), tensor(y), tensor(out)
     op = torch.ops.aten.sigmoid_backward.grad_input
     return lambda: op(tg, ty, grad_input=to)
+
+
+def _jax_contender(jax, g, y):
+    import jax.numpy as jnp
+    if g.dtype.kind == "c":
+        fn = jax.jit(lambda g, y: g * jnp.conj((1 - y) * y))
+    else:
+        fn = jax.jit(lambda g, y: g * (1 - y) * y)
+    jg, jy = jax.device_put(g), jax.device_put(y)
+    if fn(jg, jy).dtype != g.dtype:  # jax_enable_x64 did not take
+        return None
+    return lambda: fn(jg, jy).block_until_ready()
+
+
+_NUMBA_UFUNCS = {}
+
+
+def numba_ufunc(numba, dtype):
+    """A parallel numba ufunc of the formula for ``dtype``, computed in the
+    dtype (its own 1, so that ``1 - y`` does not promote), or None where
+    numba cannot compile it (float16, bfloat16)."""
+    if dtype not in _NUMBA_UFUNCS:
+        one = dtype.type(1)
+        if dtype.kind == "c":
+            def kernel(g, y):
+                return g * np.conj((one - y) * y)
+        else:
+            def kernel(g, y):
+                return g * (one - y) * y
+        try:
+            t = numba.from_dtype(dtype)
+            _NUMBA_UFUNCS[dtype] = numba.vectorize([t(t, t)], target="parallel")(kernel)
+        except (NotImplementedError, KeyError, TypeError, numba.core.errors.NumbaError):
+            _NUMBA_UFUNCS[dtype] = None
+    return _NUMBA_UFUNCS[dtype]
+
+
+def _numba_contender(numba, g, y, out):
+    fn = numba_ufunc(numba, g.dtype)
+    if fn is None:
+        return None
+    return lambda: fn(g, y, out=out)
 
 
 def _numexpr_contender(numexpr, g, y, out):
@@ -133,16 +206,27 @@ def _numpy_contender(g, y):
     return lambda: g * (1 - y) * y
 
 
-def _peers(g, y, out, nthreads, modules, numpy_fits):
-    """name -> zero-argument callable, for the peers that can run."""
+def _peers(g, y, out, nthreads, modules, spare_bytes):
+    """name -> zero-argument callable, for the peers that can run.  Those
+    that need arrays of their own run only where they fit in
+    ``spare_bytes``: the NumPy expression two temporaries, JAX copies of
+    both inputs and a new output."""
     found = {"floor": lambda: bandwidth_floor(g, y, out, nthreads)}
     if modules.get("torch") is not None:
         found["torch"] = _torch_contender(modules["torch"], g, y, out)
+    if modules.get("jax") is not None and 3 * g.nbytes <= spare_bytes:
+        fn = _jax_contender(modules["jax"], g, y)
+        if fn is not None:
+            found["jax"] = fn
+    if modules.get("numba") is not None:
+        fn = _numba_contender(modules["numba"], g, y, out)
+        if fn is not None:
+            found["numba"] = fn
     if modules.get("numexpr") is not None:
         fn = _numexpr_contender(modules["numexpr"], g, y, out)
         if fn is not None:
             found["numexpr"] = fn
-    if numpy_fits:
+    if 2 * g.nbytes <= spare_bytes:
         found["numpy"] = _numpy_contender(g, y)
     found["np.add"] = lambda: np.add(g, y, out=out)
     return found
@@ -341,7 +425,8 @@ def main(argv):
               "(pip install matplotlib)", file=sys.stderr)
         return 2
     nthreads = args.threads or _threads.get_num_threads()
-    modules = {"torch": _import("torch"), "numexpr": _import("numexpr")}
+    modules = {"torch": _import("torch"), "jax": _import_jax(nthreads),
+               "numba": _import_numba(nthreads), "numexpr": _import("numexpr")}
     if modules["torch"] is not None:
         modules["torch"].set_num_threads(nthreads)
     if modules["numexpr"] is not None:
@@ -369,7 +454,7 @@ def main(argv):
             out = np.empty_like(g)
             ours, peers, spread = compare(
                 lambda: sigmoid_backward(g, y, out=out, num_threads=nthreads),
-                _peers(g, y, out, nthreads, modules, numpy_fits=5 * nbytes <= budget))
+                _peers(g, y, out, nthreads, modules, spare_bytes=budget - 3 * nbytes))
             results.append((dtype, n, ours, peers))
             noisy = noisy or spread > _NOISY
             print(_row(dtype, n, ours, peers, spread), flush=True)

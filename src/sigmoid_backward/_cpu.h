@@ -22,6 +22,23 @@
 #  define SB_X86_DISPATCH 0
 #endif
 
+#if SB_X86_DISPATCH
+/* The target attributes of the per-ISA code (_half.h, _loops.h). */
+#  define SB_AVX2 __attribute__((target("avx2,f16c")))
+#  define SB_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c")))
+/* AVX512-BF16 intrinsics arrived in GCC 10 and clang 9. */
+#  if (defined(__clang__) && __clang_major__ >= 9) \
+      || (!defined(__clang__) && __GNUC__ >= 10)
+#    define SB_HAVE_AVX512BF16 1
+#    define SB_AVX512BF16 \
+       __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16,f16c")))
+#  else
+#    define SB_HAVE_AVX512BF16 0
+#  endif
+#else
+#  define SB_HAVE_AVX512BF16 0
+#endif
+
 /* The features the loops are compiled for; see sb_cpu_features(). */
 enum {
     SB_CPU_AVX2 = 1 << 0,        /* AVX2 with the OS saving YMM state */
@@ -48,9 +65,8 @@ static inline unsigned long long sb_xcr0(void)
 }
 #endif
 
-/* The SB_CPU_* bits this CPU and OS support (0 off x86-64 or without
- * SB_X86_DISPATCH). */
-static inline int sb_cpu_features(void)
+/* The SB_CPU_* bits this CPU and OS support, read now. */
+static inline int sb_cpu_features_read(void)
 {
     int features = 0;
 #if SB_X86_DISPATCH
@@ -75,6 +91,18 @@ static inline int sb_cpu_features(void)
     }
 #endif
     return features;
+}
+
+/* The SB_CPU_* bits this CPU and OS support (0 off x86-64 or without
+ * SB_X86_DISPATCH), read once: under a hypervisor every cpuid is a VM exit
+ * (about 4 us each in a KVM guest), and selecting an ISA asks for every
+ * ISA.  The first call comes from module import, under the GIL; later ones
+ * only read. */
+static inline int sb_cpu_features(void)
+{
+    static int cached = -1;
+    if (cached < 0) cached = sb_cpu_features_read();
+    return cached;
 }
 
 #endif /* SIGMOID_BACKWARD_CPU_H */

@@ -444,7 +444,7 @@ def use_isa(isa=None):
 
 def available_isas():
     """Names of the ISAs this CPU and build can run, slowest first."""
-    return [name for name in ("portable", "avx2", "avx512")
+    return [name for name in ("portable", "avx2", "avx512", "avx512bf16")
             if sb_isa_supported(name.encode())]
 
 
