@@ -15,10 +15,8 @@ import pytest
 
 from sigmoid_backward import _kernels, reference, sigmoid_backward
 
-from helpers import assert_same, specials
+from helpers import ALL_DTYPES, BF16, assert_same, specials
 
-DTYPES = [np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), np.dtype(np.float32),
-          np.dtype(np.float64), np.dtype(np.complex64), np.dtype(np.complex128)]
 LIMITS = _kernels.thresholds()
 STREAM_BLOCK = LIMITS["block_bytes"]
 # Two threads run from two shares of output on.
@@ -28,7 +26,7 @@ PARALLEL_MIN = 2 * LIMITS["parallel_share_bytes"]
 def _values(rng, n, dtype):
     """Random values with zeros, infinities, NaN and subnormals mixed in."""
     real = np.float32 if dtype.itemsize <= 4 or dtype == np.complex64 else np.float64
-    tiny = float((ml_dtypes.finfo(dtype) if dtype == ml_dtypes.bfloat16
+    tiny = float((ml_dtypes.finfo(dtype) if dtype == BF16
                   else np.finfo(dtype)).smallest_subnormal)
     specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, tiny, -tiny, 1.0, 0.5], real)
 
@@ -53,22 +51,6 @@ def _expected(g, y):
         return reference.sigmoid_backward(g, y)
 
 
-def assert_same_bits(actual, expected, msg=""):
-    """Bit for bit, except that any NaN matches any NaN (SIMD and portable
-    float16 conversions may quiet NaN payloads differently)."""
-    assert actual.dtype == expected.dtype and actual.shape == expected.shape, msg
-    wide = np.complex128 if actual.dtype.kind == "c" else np.float64
-    a, e = actual.astype(wide).ravel(), expected.astype(wide).ravel()
-    nan_a, nan_e = np.isnan(a), np.isnan(e)
-    assert (nan_a == nan_e).all(), f"{msg}: NaN at different places"
-    width = actual.dtype.itemsize
-    bits_a = actual.reshape(-1).view(np.uint8).reshape(-1, width)
-    bits_e = expected.reshape(-1).view(np.uint8).reshape(-1, width)
-    bad = np.flatnonzero((bits_a != bits_e).any(axis=1) & ~nan_a)
-    assert bad.size == 0, (f"{msg}: {bad.size} elements differ, first at {bad[0]}: "
-                           f"{actual.reshape(-1)[bad[0]]!r} != {expected.reshape(-1)[bad[0]]!r}")
-
-
 @pytest.fixture
 def restore_kernel_settings():
     old = _kernels.thresholds()
@@ -87,7 +69,7 @@ def _unaligned(a, offset):
 
 
 @pytest.mark.parametrize("isa", _kernels.available_isas())
-@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_every_isa_matches_reference(dtype, isa, restore_kernel_settings):
     # Tail lengths 0 to 17 after the widest vector, several thousand values.
     g, y = _inputs(4096 + 17, dtype, seed=1)
@@ -96,14 +78,14 @@ def test_every_isa_matches_reference(dtype, isa, restore_kernel_settings):
     # every length up to two of the widest blocks (32 bfloat16 values), so
     # that each tail length goes through the zero-padded last block
     for n in list(range(66)) + [4096 + 17]:
-        assert_same_bits(sigmoid_backward(g[:n], y[:n]), expected[:n], f"{isa} n={n}")
+        assert_same(sigmoid_backward(g[:n], y[:n]), expected[:n], f"{isa} n={n}")
     for n in (31, 33, 4096 + 17):  # in place, through the tail buffers too
         g1 = g[:n].copy()
         sigmoid_backward(g1, y[:n], out=g1)
-        assert_same_bits(g1, expected[:n], f"{isa} n={n} out=g")
+        assert_same(g1, expected[:n], f"{isa} n={n} out=g")
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_streaming_stores_match_ordinary_stores(dtype, restore_kernel_settings):
     """Sizes around the L1 staging block and 64-byte lines, with starts
     at every element offset within a 16-byte vector; 1 and 2 threads."""
@@ -121,10 +103,10 @@ def test_streaming_stores_match_ordinary_stores(dtype, restore_kernel_settings):
                     sigmoid_backward(gu, yu, out=out, num_threads=threads)
                     results.append(out)
             for r in results:
-                assert_same_bits(r, expected[:n], f"n={n} offset={offset}")
+                assert_same(r, expected[:n], f"n={n} offset={offset}")
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_inputs_and_out_at_different_offsets(dtype, restore_kernel_settings):
     """The loops start on a line of y, so g and out may start anywhere else
     within theirs; each mix, with and without streaming, 1 and 2 threads."""
@@ -139,10 +121,10 @@ def test_inputs_and_out_at_different_offsets(dtype, restore_kernel_settings):
             for threads in (1, 2):
                 out = _unaligned(np.zeros(n, dtype), offsets[2])
                 sigmoid_backward(gu, yu, out=out, num_threads=threads)
-                assert_same_bits(out, expected, f"offsets={offsets} threads={threads}")
+                assert_same(out, expected, f"offsets={offsets} threads={threads}")
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_streaming_stores_in_place(dtype, restore_kernel_settings):
     """out may be an input itself; streaming must not change that."""
     _kernels.set_thresholds(nt_min_bytes=0)
@@ -150,10 +132,10 @@ def test_streaming_stores_in_place(dtype, restore_kernel_settings):
     expected = _expected(g, y)
     g1, y1 = g.copy(), y.copy()
     assert sigmoid_backward(g1, y1, out=g1, num_threads=2) is g1
-    assert_same_bits(g1, expected, "out is grad_output")
+    assert_same(g1, expected, "out is grad_output")
     g2, y2 = g.copy(), y.copy()
     assert sigmoid_backward(g2, y2, out=y2, num_threads=2) is y2
-    assert_same_bits(y2, expected, "out is output")
+    assert_same(y2, expected, "out is output")
 
 
 def test_streaming_stores_around_the_default_threshold():
@@ -167,10 +149,10 @@ def test_streaming_stores_around_the_default_threshold():
         for n in (n_min - 1, n_min + 130):
             out = _unaligned(np.empty(n, np.float32), 1)
             sigmoid_backward(g[1:n + 1], y[1:n + 1], out=out, num_threads=threads)
-            assert_same_bits(out, expected[1:n + 1], f"n={n} threads={threads}")
+            assert_same(out, expected[1:n + 1], f"n={n} threads={threads}")
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_thread_counts_around_the_parallel_threshold(dtype):
     """Parts of the split start on 64-element boundaries; any count of
     threads, even more than there is work for, gives the same bits."""
@@ -179,7 +161,7 @@ def test_thread_counts_around_the_parallel_threshold(dtype):
     expected = _expected(g, y)
     for n in (n_min - 1, n_min, n_min + 1, n_min + 129):
         for threads in (1, 2, 3, 7):
-            assert_same_bits(sigmoid_backward(g[:n], y[:n], num_threads=threads),
+            assert_same(sigmoid_backward(g[:n], y[:n], num_threads=threads),
                              expected[:n], f"n={n} threads={threads}")
 
 
@@ -208,7 +190,7 @@ def test_thresholds_get_set(restore_kernel_settings):
     assert _kernels.thresholds()["nt_min_bytes"] == 123
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_overriding_the_thresholds_changes_no_bits(dtype, restore_kernel_settings):
     """Tiny shares (every call split between threads), no or every output
     non-temporal: the same bits as the derived thresholds give."""
@@ -218,12 +200,12 @@ def test_overriding_the_thresholds_changes_no_bits(dtype, restore_kernel_setting
     for share, nt_min in [(1, 0), (64, 1 << 62), (4096, 0), (1 << 40, 1 << 62)]:
         _kernels.set_thresholds(parallel_share_bytes=share, nt_min_bytes=nt_min)
         for threads in (1, 2, 3):
-            assert_same_bits(sigmoid_backward(g, y, num_threads=threads), expected,
+            assert_same(sigmoid_backward(g, y, num_threads=threads), expected,
                              f"share={share} nt_min={nt_min} threads={threads}")
-            assert_same_bits(sigmoid_backward(g[::-1], y[::-1], num_threads=threads),
+            assert_same(sigmoid_backward(g[::-1], y[::-1], num_threads=threads),
                              expected[::-1].copy(), f"strided share={share}")
             sigmoid_backward(g, y, out=out, num_threads=threads)
-            assert_same_bits(out, expected, f"out= share={share} nt_min={nt_min}")
+            assert_same(out, expected, f"out= share={share} nt_min={nt_min}")
 
 
 # ---- every 16-bit pattern against special partners ----------------------
@@ -274,7 +256,7 @@ def _classes_16bit(bits, dtype):
 
 
 @pytest.mark.parametrize("isa", _kernels.available_isas())
-@pytest.mark.parametrize("dtype", DTYPES[:2], ids=str)
+@pytest.mark.parametrize("dtype", ALL_DTYPES[:2], ids=str)
 def test_16bit_every_pattern_every_isa(dtype, isa, restore_kernel_settings):
     """All 65,536 bit patterns, against each special partner, as grad_output
     and as output, on each ISA: bit for bit the reference's single rounding
@@ -337,7 +319,7 @@ def test_bfloat16_rounding_cases_every_isa(restore_kernel_settings):
 # ---- complex: special values and random values on every ISA --------------
 
 @pytest.mark.parametrize("isa", _kernels.available_isas())
-@pytest.mark.parametrize("dtype", DTYPES[4:], ids=str)
+@pytest.mark.parametrize("dtype", ALL_DTYPES[4:], ids=str)
 def test_complex_special_values_every_isa(dtype, isa, restore_kernel_settings):
     """Every pair of special (re, im) values as g against every such pair
     as y would be 500,000 elements; instead each special complex value
