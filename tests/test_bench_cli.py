@@ -43,8 +43,9 @@ def _run(capsys, *argv):
 
 def test_table_has_a_row_per_case_and_every_column(capsys):
     code, out, _ = _run(capsys, "--sizes", "1e3", "2500", "--dtypes", "float32", "bfloat16",
-                        "--threads", "2")
+                        "--threads", "2", "--no-small-calls")
     assert code == 0
+    assert "small calls" not in out
     lines = out.splitlines()
     header = next(line for line in lines if line.startswith("dtype"))
     for column in ("ours", "GB/s", "floor", "torch", "jax", "numba", "numexpr", "numpy",
@@ -55,6 +56,21 @@ def test_table_has_a_row_per_case_and_every_column(capsys):
                                             ("bfloat16", "1e3"), ("bfloat16", "2,500")]
     assert "2 thread(s) for every contender" in out
     assert any(line.startswith("threads 1 -> 2, float32 n=2,500") for line in lines)
+
+
+def test_small_calls_table_has_a_ratio_per_case(capsys):
+    from sigmoid_backward import _small_calls
+    code, out, _ = _run(capsys, "--sizes", "100", "--dtypes", "float32", "--threads", "1")
+    assert code == 0
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("small calls, n=1,000"))
+    rows = lines[start + 2:start + 2 + len(_small_calls.cases(1))]
+    for name, row in zip(_small_calls.cases(1), rows):
+        assert row.startswith(name), (name, row)
+        ratio = float(row[len(name):].split()[4].rstrip("x"))
+        assert ratio > 0
+        assert row.endswith("np.add(g, y, out=out)" if name in ("ufunc, out=", "fast path, out=")
+                            else "the NumPy expression")
 
 
 def test_missing_peers_are_dashes(monkeypatch, capsys):

@@ -43,7 +43,7 @@ import time
 
 import numpy as np
 
-from . import OPENMP_ENABLED, _dtypes, _kernels, _threads, sigmoid_backward
+from . import OPENMP_ENABLED, _dtypes, _kernels, _small_calls, _threads, sigmoid_backward
 from ._bandwidth_floor import bandwidth_floor
 
 DEFAULT_SIZES = (1_000, 100_000, 1_000_000, 10_000_000, 100_000_000)
@@ -100,6 +100,8 @@ def _parser():
                    help="skip cases whose three arrays need more memory than this, and "
                         "the NumPy expression and JAX where their own arrays would "
                         "exceed it (default: %(default)s)")
+    p.add_argument("--no-small-calls", dest="small_calls", action="store_false",
+                   help="skip the table of small calls off the fast path")
     p.add_argument("--plot", metavar="FILE.png",
                    help="draw throughput against size per dtype (needs matplotlib)")
     return p
@@ -418,6 +420,25 @@ def plot(results, path, nthreads):
     plt.close(fig)
 
 
+def _small_calls_table(n=1_000):
+    """Calls the ufunc machinery serves, and the fast path, each against the
+    call a NumPy user would make on the same inputs (_small_calls.py)."""
+    lines = [f"small calls, n={n:,} float32 (one thread: below the parallel threshold); "
+             "ratio = reference time / ours (above 1: ours is faster; the goal is 1 or "
+             "more against the NumPy expression, and 1.25 or more, 0.8x the time, for "
+             "the fast path against np.add)",
+             f"{'case':<24} {'ours':>9} {'reference':>10} {'ratio':>7}  reference is"]
+    for name, (ours, reference) in _small_calls.cases(n).items():
+        s = sample_rounds({"ours": ours, "reference": reference})
+        mine, theirs = np.array(s["ours"]), np.array(s["reference"])
+        what = "np.add(g, y, out=out)" if "out=" in name and "float16" not in name \
+            else "the NumPy expression"
+        lines.append(f"{name:<24} {_fmt_time(np.median(mine)):>9} "
+                     f"{_fmt_time(np.median(theirs)):>10} {np.median(theirs / mine):>6.2f}x  "
+                     f"{what}")
+    return "\n".join(lines)
+
+
 def main(argv):
     args = _parser().parse_args(argv)
     if args.plot is not None and _import("matplotlib") is None:
@@ -459,6 +480,8 @@ def main(argv):
             noisy = noisy or spread > _NOISY
             print(_row(dtype, n, ours, peers, spread), flush=True)
             del g, y, out
+    if args.small_calls:
+        print("\n" + _small_calls_table(), flush=True)
     tail = []
     big = max(args.sizes)
     if nthreads > 1 and np.dtype(np.float32) in args.dtypes and 3 * 4 * big <= budget:
