@@ -17,7 +17,10 @@ the name ``sb_before``, and times, in alternation:
    (with ``--baseline`` set to the commit before a change: did any row get
    slower?);
 4. ``bf16``: bfloat16 against float16 in cache, one thread, per ISA, and
-   each against PyTorch when it is installed.
+   each against PyTorch when it is installed;
+5. ``thresholds``: the thresholds derived from the caches against the
+   constants they replaced, around both of them, alone and with a reader
+   of the output.
 
 Times are medians; ratios are medians over rounds of same-round ratios.
 The numbers in benchmarks/NOTES.md come from this script.
@@ -223,7 +226,40 @@ def bf16(n=100_000):
         _line(f"{dtype}", t, "torch", "ours")
 
 
-SECTIONS = ("overall", "isas", "streaming", "fast_path", "rows", "bf16")
+def thresholds(nthreads):
+    """The thresholds derived from the caches against the constants they
+    replaced: all threads from 128 KiB of output, and streaming stores from
+    4 MiB per thread.  Alone, and followed by a reader of the output."""
+    derived = _kernels.thresholds()
+    print(f"7. thresholds derived from the caches (share "
+          f"{derived['parallel_share_bytes'] >> 10} KiB, streaming from "
+          f"{derived['nt_min_bytes'] / 2**20:g} MiB per thread) against the old constants "
+          f"(all threads from 128 KiB, streaming from 4 MiB per thread), float32: "
+          f"old time / derived time")
+    tmp = np.empty(int(40 * 2**20 / 4), np.float32)
+    try:
+        for threads in sorted({1, nthreads}):
+            rules = {"old": ((1 << 17) // threads, 4 << 20),
+                     "derived": (derived["parallel_share_bytes"], derived["nt_min_bytes"])}
+            for mib in (0.0625, 0.125, 0.25, 1, 4, 6, 8, 12, 40):
+                g, y, out = _case(np.dtype(np.float32), int(mib * 2**20 / 4))
+                for consumer in (False, True):
+                    def run(rule, consumer=consumer):
+                        share, nt_min = rules[rule]
+                        _kernels.set_thresholds(parallel_share_bytes=share, nt_min_bytes=nt_min)
+                        sigmoid_backward.sigmoid_backward(g, y, out=out, num_threads=threads)
+                        if consumer:
+                            np.multiply(out, 2, out=tmp[:out.size])
+                    t = _bench.sample_rounds({"old": lambda: run("old"),
+                                              "derived": lambda: run("derived")})
+                    _line(f"{threads} thread(s), {mib:g} MiB{', then read' if consumer else ''}",
+                          t, "old", "derived")
+                del g, y, out
+    finally:
+        _kernels.set_thresholds(derived["parallel_share_bytes"], derived["nt_min_bytes"])
+
+
+SECTIONS = ("overall", "isas", "streaming", "fast_path", "rows", "bf16", "thresholds")
 
 
 def main(argv=None):
@@ -253,6 +289,8 @@ def main(argv=None):
             rows(before, args.threads, args.max_gib)
         if "bf16" in args.sections:
             bf16()
+        if "thresholds" in args.sections:
+            thresholds(args.threads)
 
 
 if __name__ == "__main__":

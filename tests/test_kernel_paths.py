@@ -139,14 +139,14 @@ def test_streaming_stores_in_place(dtype, restore_kernel_settings):
 
 
 def test_streaming_stores_around_the_default_threshold():
-    """The default threshold, crossed for real: a call streams its output
+    """The default threshold, crossed for real: each thread streams its part
     from nt_min_bytes on; float32 just below and above it, 1 and 2
     threads, an unaligned start."""
-    n_min = LIMITS["nt_min_bytes"] // 4
-    g, y = _inputs(n_min + 200, np.dtype(np.float32), seed=4)
+    per_thread = LIMITS["nt_min_bytes"] // 4
+    g, y = _inputs(2 * per_thread + 200, np.dtype(np.float32), seed=4)
     expected = _expected(g, y)
     for threads in (1, 2):
-        for n in (n_min - 1, n_min + 130):
+        for n in (threads * per_thread - 1, threads * per_thread + 130):
             out = _unaligned(np.empty(n, np.float32), 1)
             sigmoid_backward(g[1:n + 1], y[1:n + 1], out=out, num_threads=threads)
             assert_same(out, expected[1:n + 1], f"n={n} threads={threads}")

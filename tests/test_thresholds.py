@@ -31,11 +31,11 @@ def test_unreadable_caches_give_nothing(tmp_path):
 
 
 @pytest.mark.parametrize("caches, share, nt_min", [
-    ({1: 32 * KIB, 2: 1 * MIB, 3: 32 * MIB}, 64 * KIB, 8 * MIB),     # AMD Zen 4 / 5
-    ({1: 48 * KIB, 2: 2 * MIB, 3: 300 * MIB}, 128 * KIB, 75 * MIB),  # Intel Sapphire Rapids
-    ({1: 32 * KIB, 2: 256 * KIB, 3: 8 * MIB}, 32 * KIB, 2 * MIB),    # small L2: floor of 32 KiB
-    ({1: 64 * KIB, 2: 16 * MIB}, 256 * KIB, 4 * MIB),                # L2 last level; capped share
-    ({}, 64 * KIB, 8 * MIB),                                         # nothing known
+    ({1: 32 * KIB, 2: 1 * MIB, 3: 32 * MIB}, 64 * KIB, 4 * MIB),          # AMD Zen 4 / 5
+    ({1: 48 * KIB, 2: 2 * MIB, 3: 300 * MIB}, 128 * KIB, 300 * MIB // 8),  # Sapphire Rapids
+    ({1: 32 * KIB, 2: 256 * KIB, 3: 8 * MIB}, 32 * KIB, 1 * MIB),     # small L2: floor of 32 KiB
+    ({1: 64 * KIB, 2: 16 * MIB}, 256 * KIB, 2 * MIB),                 # L2 last; capped share
+    ({}, 64 * KIB, 4 * MIB),                                          # nothing known
 ])
 def test_rule(caches, share, nt_min):
     assert _thresholds.derive(caches) == (share, nt_min)

@@ -19,7 +19,7 @@ CPU has):
 
 C callers (_kernels.pxd): the ufunc's inner loop and the function's fast
 path.  Python callers: :func:`compute_into` (the aclnn plan), and the
-switches for tests and benchmarks (:func:`use_isa`, :func:`nt_min_bytes`).
+switches for tests and benchmarks (:func:`use_isa`, :func:`set_thresholds`).
 """
 from libc.stdint cimport uint16_t
 from cython.parallel cimport prange
@@ -272,13 +272,13 @@ cdef void _split(int kind,
     cdef Py_ssize_t nbytes = n * size
     cdef bint contiguous = (g_kind == kind and y_kind == kind
                             and gs == size and ys == size and os == size)
-    cdef bint nt = contiguous and nbytes >= _nt_min_bytes
     cdef bint bf16 = kind == KIND_BF16
     nthreads = <int>min(<Py_ssize_t>nthreads, nbytes // _parallel_share)
     if os == 0:
         # Every element lands on one (NumPy allows such an out): the last
         # element's result wins, as in NumPy, only when run serially.
         nthreads = 1
+    cdef bint nt = contiguous and nbytes // max(nthreads, 1) >= _nt_min_bytes
     if nthreads <= 1:
         if contiguous:
             _contiguous_share(<const elem_t*>g, <const elem_t*>y, out, n, bf16, nt)
@@ -450,9 +450,10 @@ def available_isas():
 
 def thresholds():
     """The kernel's size thresholds, in bytes (_thresholds.py): each thread
-    gets at least ``parallel_share_bytes`` of the output; a call whose
-    output has ``nt_min_bytes`` writes it with non-temporal stores,
-    ``block_bytes`` at a time (also the size of a gathered strided block)."""
+    gets at least ``parallel_share_bytes`` of the output; a thread whose
+    part of the output has ``nt_min_bytes`` writes it with non-temporal
+    stores, ``block_bytes`` at a time (also the size of a gathered strided
+    block)."""
     return {"parallel_share_bytes": _parallel_share,
             "nt_min_bytes": _nt_min_bytes,
             "block_bytes": BLOCK * sizeof(double)}

@@ -14,16 +14,18 @@ Two decisions depend on the machine:
 - **When to write the output with non-temporal stores.**  They skip reading
   out's old lines (3 bytes of traffic per output byte instead of 4), but
   the output then leaves the cache, and a reader that comes next pays for
-  it.  A call streams when its output is at least ``nt_min_bytes``, a
-  quarter of the last-level cache: beyond that, the output and both inputs
-  no longer stay in it anyway.  glibc's memcpy derives its non-temporal
-  threshold from the same quarter of the shared cache.  A 32 MiB L3 streams
-  from 8 MiB of output (4 MiB per thread with two, the constant measured on
-  a Zen 5 guest); a 300 MiB L3 from 75 MiB.
+  it.  A thread streams its part of the output when the part has at least
+  ``nt_min_bytes``, an eighth of the last-level cache: with two threads the
+  output is then a quarter of that cache (glibc's memcpy streams from the
+  same quarter), and with its inputs it no longer stays there anyway.  Per
+  thread, because each thread brings the capacity and bandwidth of its own
+  core's L2.  A 32 MiB L3 streams from 4 MiB per thread, the constant
+  measured on a Zen 5 guest with a reader of the output; a 300 MiB L3 from
+  37.5 MiB per thread.
 
 Cache sizes come from Linux's ``/sys/devices/system/cpu/cpu0/cache``.
 Where they cannot be read (other systems, containers that hide sysfs), the
-values measured on the development machines apply: 64 KiB and 8 MiB.
+values measured on the development machines apply: 64 KiB and 4 MiB.
 Without non-temporal stores (off x86-64 the kernels' copy is a plain
 memcpy) a call never streams: it would only add a copy.
 
@@ -33,7 +35,7 @@ results never depend on them.
 import os
 
 FALLBACK_SHARE = 64 << 10
-FALLBACK_NT_MIN = 8 << 20
+FALLBACK_NT_MIN = 4 << 20
 MIN_SHARE, MAX_SHARE = 32 << 10, 256 << 10
 NEVER = (1 << 63) - 1
 
@@ -79,5 +81,5 @@ def derive(sizes, nontemporal=True):
     l2 = sizes.get(2)
     share = FALLBACK_SHARE if not l2 else min(MAX_SHARE, max(MIN_SHARE, l2 // 16))
     last = sizes[max(sizes)] if sizes and max(sizes) >= 2 else None
-    nt_min = FALLBACK_NT_MIN if not last else last // 4
+    nt_min = FALLBACK_NT_MIN if not last else last // 8
     return share, (nt_min if nontemporal else NEVER)
