@@ -184,7 +184,12 @@ def sigmoid_backward(grad_output, output, /, out=None, *, where=True,
     """
     cdef int requested = 0, previous
     if num_threads is not None:
-        requested = _threads.check(num_threads, "num_threads")
+        # A plain positive int, checked here: the Python check costs more
+        # than a small call.  Anything else gets the full check and message.
+        if type(num_threads) is int and 1 <= <object>num_threads <= (1 << 30):
+            requested = num_threads
+        else:
+            requested = _threads.check(num_threads, "num_threads")
     if (where is True and dtype is None and casting == "same_kind" and order == "K"
             and subok is True):
         result = fast_path(grad_output, output, out, requested)
