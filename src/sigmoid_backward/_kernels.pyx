@@ -21,7 +21,7 @@ C callers (_kernels.pxd): the ufunc's inner loop and the function's fast
 path.  Python callers: :func:`compute_into` (the aclnn plan), and the
 switches for tests and benchmarks (:func:`use_isa`, :func:`set_thresholds`).
 """
-from libc.stdint cimport uint16_t
+from libc.stdint cimport uint16_t, uintptr_t
 from cython.parallel cimport prange
 
 cimport numpy as cnp
@@ -79,6 +79,8 @@ cdef enum:
     # enough that loads and non-temporal stores keep overlapping,
     # benchmarks/NOTES.md) and of each gathered strided operand.
     BLOCK = 128
+    # Doubles of slack in a block buffer, to start it on a 64-byte line.
+    LINE_DOUBLES = 8
 
 ENABLED = bool(sb_openmp_enabled())
 # Whether the build has non-temporal stores (x86-64 with GCC or clang).
@@ -111,6 +113,19 @@ cdef int kind_of(int typenum) noexcept:
     return -1
 
 
+cdef inline double* _line_aligned(double* raw) noexcept nogil:
+    """The first 64-byte boundary in ``raw`` (BLOCK + LINE_DOUBLES doubles).
+
+    A block buffer on the stack is only 8-byte aligned, and where the stack
+    starts varies from process to process.  When such a buffer straddles a
+    4 KiB page boundary, the wide loads and stores that cross it split
+    across two pages, and the non-temporal path ran 2x slower in about one
+    process in five (AMD Zen 4: 5.7 ms instead of 2.9 ms, reproduced by
+    placing the buffer 8 bytes off a line just below a page end;
+    benchmarks/NOTES.md).  On a 64-byte line no access crosses a page."""
+    return <double*>((<uintptr_t>raw + SB_LINE - 1) & ~(<uintptr_t>SB_LINE - 1))
+
+
 cdef inline void _loop(const elem_t* g,    # IN
                        const elem_t* y,    # IN
                        elem_t* out,        # OUT (may alias g or y)
@@ -136,8 +151,8 @@ cdef void _contiguous_share(const elem_t* g,    # IN
                             Py_ssize_t n, bint bf16, bint nt) noexcept nogil:
     """One thread's share of contiguous operands; ``nt`` writes ``out`` with
     non-temporal stores."""
-    # double: aligned for every elem_t (complex128 needs 8 bytes)
-    cdef double buf[BLOCK]
+    cdef double raw[BLOCK + LINE_DOUBLES]
+    cdef double* buf = _line_aligned(raw)
     cdef Py_ssize_t start = 0, m
     if not nt:
         # Start the vector loop on a 64-byte line of y, which the loops read
@@ -152,7 +167,7 @@ cdef void _contiguous_share(const elem_t* g,    # IN
     while start < n:
         # End blocks on 64-byte lines of out, so that only the share's first
         # and last lines are written with ordinary stores.
-        m = min(<Py_ssize_t>((sizeof(buf) - sb_line_misalignment(out + start))
+        m = min(<Py_ssize_t>((BLOCK * sizeof(double) - sb_line_misalignment(out + start))
                              // sizeof(elem_t)), n - start)
         _loop(g + start, y + start, <elem_t*>buf, m, bf16)
         sb_loops.nt_copy(out + start, buf, m * sizeof(elem_t))
@@ -238,9 +253,12 @@ cdef void _gathered_share(int kind,
     """One thread's share when some operand is strided (steps in bytes) or
     of another dtype: blocks gathered (and widened), computed by the
     contiguous loop, and scattered."""
-    cdef double gbuf[BLOCK]
-    cdef double ybuf[BLOCK]
-    cdef double obuf[BLOCK]
+    cdef double graw[BLOCK + LINE_DOUBLES]
+    cdef double yraw[BLOCK + LINE_DOUBLES]
+    cdef double oraw[BLOCK + LINE_DOUBLES]
+    cdef double* gbuf = _line_aligned(graw)
+    cdef double* ybuf = _line_aligned(yraw)
+    cdef double* obuf = _line_aligned(oraw)
     cdef Py_ssize_t block = BLOCK * sizeof(double) // sizeof(elem_t)
     cdef Py_ssize_t start = 0, m, i
     cdef bint g_filled = False, y_filled = False
