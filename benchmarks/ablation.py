@@ -115,7 +115,7 @@ def overall(before, nthreads):
             "now": lambda: sigmoid_backward.sigmoid_backward(g, y, out=out, num_threads=nthreads),
         })
         _line(f"{name} n={_bench._fmt_size(n)}", t, "baseline", "now")
-        del g, y, out
+        g = y = out = None   # free them before the next case
 
 
 def isas():
@@ -154,7 +154,7 @@ def streaming(nthreads):
             t = _bench.sample_rounds({"ordinary": lambda: run(1 << 62),
                                       "streaming": lambda: run(0)})
             _line(f"{name} n={_bench._fmt_size(n)}", t, "ordinary", "streaming")
-            del g, y, out
+            g = y = out = None   # free them before the next case
     finally:
         _kernels.set_thresholds(nt_min_bytes=old["nt_min_bytes"])
 
@@ -187,7 +187,7 @@ def rows(before, nthreads, max_gib):
                                                                  num_threads=nthreads),
             })
             _line(f"{dtype} n={_bench._fmt_size(n)}", t, "baseline", "now")
-            del g, y, out
+            g = y = out = None   # free them before the next case
 
 
 def bf16(n=100_000):
@@ -254,7 +254,7 @@ def thresholds(nthreads):
                                               "derived": lambda: run("derived")})
                     _line(f"{threads} thread(s), {mib:g} MiB{', then read' if consumer else ''}",
                           t, "old", "derived")
-                del g, y, out
+                g = y = out = None   # free them before the next case
     finally:
         _kernels.set_thresholds(derived["parallel_share_bytes"], derived["nt_min_bytes"])
 

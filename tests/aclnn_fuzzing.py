@@ -21,7 +21,8 @@ import itertools
 import math
 
 import numpy as np
-from hypothesis import HealthCheck, settings, strategies as st
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
 from numpy.lib.array_utils import byte_bounds
 
 from sigmoid_backward import aclnn
@@ -65,9 +66,9 @@ def _oracle(dims, data_type, stride, offset, storage, nbytes):
     if n_view == 0:
         return True
     # Every reachable element, enumerated (dims are small here, or all 1).
-    reach = max(offset + sum(i * s for i, s in zip(index, stride))
+    reach = max(offset + sum(i * s for i, s in zip(index, stride, strict=True))
                 for index in itertools.product(*(range(min(d, 5)) for d in dims)))
-    reach = max(reach, offset + sum((d - 1) * s for d, s in zip(dims, stride)))
+    reach = max(reach, offset + sum((d - 1) * s for d, s in zip(dims, stride, strict=True)))
     return reach <= INT64_MAX and reach < n_storage
 
 
@@ -111,7 +112,8 @@ def _layout(draw, dims, data_type):
     else:
         stride = draw(st.lists(st.integers(0, 5), min_size=len(dims), max_size=len(dims)))
         offset = draw(st.integers(0, 5))
-    reach = offset + sum((d - 1) * s for d, s in zip(dims, stride)) if all(dims) else -1
+    last = sum((d - 1) * s for d, s in zip(dims, stride, strict=True))
+    reach = offset + last if all(dims) else -1
     storage = reach + 1 + draw(st.integers(-1, 3))   # -1: one element short, invalid
     return stride, offset, max(storage, 0)
 
@@ -139,7 +141,7 @@ def check_both_phases(draw):
     out_dims = draw(st.lists(st.integers(0, 4), max_size=3))
     all_dims = [_input_dims(draw, out_dims), _input_dims(draw, out_dims), out_dims]
     buffer_of = [draw(st.sampled_from([0, 2, 2])), draw(st.sampled_from([1, 2, 2])), 2]
-    layouts = [_layout(draw, d, t) for d, t in zip(all_dims, types)]
+    layouts = [_layout(draw, d, t) for d, t in zip(all_dims, types, strict=True)]
     if draw(st.integers(0, 3)) == 0:
         # gradOutput a few elements before or after gradInput, same layout:
         # the kernel must not read what it has already overwritten.
@@ -153,7 +155,7 @@ def check_both_phases(draw):
 
     # Each buffer: guard | middle (what the tensors get) | guard, random bytes.
     need = [0, 0, 0]
-    for k, (stride, offset, storage) in enumerate(layouts):
+    for k, (_stride, _offset, storage) in enumerate(layouts):
         need[buffer_of[k]] = max(need[buffer_of[k]], storage * NP_OF[types[k]].itemsize)
     fulls = [rng.integers(0, 256, GUARD + shifts[b] + need[b] + GUARD, np.uint8)
              for b in range(3)]
@@ -161,7 +163,7 @@ def check_both_phases(draw):
     before = [f.copy() for f in fulls]
 
     tensors, logical = [], []
-    for k, (stride, offset, storage) in enumerate(layouts):
+    for k, (_stride, _offset, storage) in enumerate(layouts):
         middle = middles[buffer_of[k]]
         tensor = aclnn.aclCreateTensor(all_dims[k], types[k], stride, offset, ACL_FORMAT_ND,
                                        [storage], middle)
@@ -201,7 +203,7 @@ def check_both_phases(draw):
         base = GUARD + shifts[buffer_of[2]]
         for i in gi_index.ravel():
             may_change[buffer_of[2]][base + i * size:base + (i + 1) * size] = True
-    for f, old, mask in zip(fulls, before, may_change):
+    for f, old, mask in zip(fulls, before, may_change, strict=True):
         assert np.array_equal(f[~mask], old[~mask])
 
     # The values: the reference on the inputs as they were before the call,

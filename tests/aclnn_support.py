@@ -8,8 +8,7 @@ compare bit for bit with ``helpers.assert_same``.
 import numpy as np
 import pytest
 
-from sigmoid_backward import reference
-from sigmoid_backward import aclnn
+from sigmoid_backward import aclnn, reference
 
 from helpers import BF16
 
@@ -78,7 +77,7 @@ def make(dims, data_type, values=None, *, stride=None, offset=0, storage=None, f
     dims = list(dims)
     stride = contiguous_strides(dims) if stride is None else list(stride)
     if storage is None:
-        storage = offset + sum((d - 1) * s for d, s in zip(dims, stride)) + 1 \
+        storage = offset + sum((d - 1) * s for d, s in zip(dims, stride, strict=True)) + 1 \
             if all(dims) else 0
     buf = np.full(storage, fill, NP_OF[data_type])
     if values is not None:

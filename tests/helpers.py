@@ -180,3 +180,22 @@ def zero_strided(shape, writeable=False):
     """A float32 array of ``shape`` over one element: NumPy's way to say huge."""
     return np.lib.stride_tricks.as_strided(np.zeros(1, np.float32), shape=shape,
                                            strides=(0,) * len(shape), writeable=writeable)
+
+
+# ---- the installed typing files, for mypy (test_typing, test_readme) --------
+
+TYPING_FILES = ("py.typed", "__init__.pyi", "reference.pyi", "aclnn/__init__.pyi")
+
+
+def installed_stubs(root):
+    """A MYPYPATH folder under ``root`` holding the package's typing files as
+    the build installed them (not the source tree's), so that mypy checks
+    against what users get, also from an editable install."""
+    import importlib.resources
+    package = root / "stubs" / "sigmoid_backward"
+    (package / "aclnn").mkdir(parents=True)
+    installed = importlib.resources.files("sigmoid_backward")
+    for name in TYPING_FILES:
+        assert (installed / name).is_file(), f"{name} is not installed (meson.build)"
+        (package / name).write_bytes((installed / name).read_bytes())
+    return root / "stubs"

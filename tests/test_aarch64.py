@@ -48,7 +48,7 @@ def _missing():
     return None
 
 # The dtypes by the names the program takes (those of sb_loops' fields).
-DTYPES = dict(zip(["f16", "bf16", "f32", "f64", "c64", "c128"], ALL_DTYPES))
+DTYPES = dict(zip(["f16", "bf16", "f32", "f64", "c64", "c128"], ALL_DTYPES, strict=True))
 
 PROGRAM = r"""
 #include <stdio.h>

@@ -10,9 +10,15 @@ from pathlib import Path
 import pytest
 
 from sigmoid_backward import aclnn
-from sigmoid_backward.aclnn import (ACLNN_ERR_PARAM_INVALID, ACLNN_SUCCESS, AclnnError,
-                                    aclGetRecentErrMsg, aclrtGetSocName, check,
-                                    set_soc_version)
+from sigmoid_backward.aclnn import (
+    ACLNN_ERR_PARAM_INVALID,
+    ACLNN_SUCCESS,
+    AclnnError,
+    aclGetRecentErrMsg,
+    aclrtGetSocName,
+    check,
+    set_soc_version,
+)
 
 from aclnn_support import clean_aclnn_state, raw  # noqa: F401 (autouse)
 from helpers import run_threads

@@ -11,16 +11,33 @@ import pytest
 
 import sigmoid_backward
 from sigmoid_backward import aclnn
-from sigmoid_backward.aclnn import (ACL_BF16, ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16,
-                                    ACL_FORMAT_ND, ACLNN_ERR_PARAM_INVALID, ACLNN_SUCCESS,
-                                    aclCreateTensor, aclGetRecentErrMsg,
-                                    aclnnSigmoidBackwardGetWorkspaceSize)
+from sigmoid_backward.aclnn import (
+    ACL_BF16,
+    ACL_DOUBLE,
+    ACL_FLOAT,
+    ACL_FLOAT16,
+    ACL_FORMAT_ND,
+    ACLNN_ERR_PARAM_INVALID,
+    ACLNN_SUCCESS,
+    aclCreateTensor,
+    aclGetRecentErrMsg,
+    aclnnSigmoidBackwardGetWorkspaceSize,
+)
 
-from aclnn_support import (clean_aclnn_state,  # noqa: F401 (autouse)
-                           NP_OF, SIX, castable, expected, gather, indices, make, promote,
-                           run, sample)
+from aclnn_support import (  # noqa: F401 (autouse)
+    NP_OF,
+    SIX,
+    castable,
+    clean_aclnn_state,
+    expected,
+    gather,
+    indices,
+    make,
+    promote,
+    run,
+    sample,
+)
 from helpers import assert_same
-
 
 
 def check_call(g_type, y_type, gi_type, g_dims, y_dims, rng, **layout):

@@ -6,10 +6,15 @@ import tracemalloc
 import numpy as np
 
 from sigmoid_backward import aclnn
-from sigmoid_backward.aclnn import (ACL_FLOAT, ACL_FORMAT_ND, ACLNN_ERR_PARAM_INVALID,
-                                    ACLNN_ERR_PARAM_NULLPTR, aclGetRecentErrMsg,
-                                    aclnnSigmoidBackwardGetWorkspaceSize)
-from sigmoid_backward.aclnn import _errors
+from sigmoid_backward.aclnn import (
+    ACL_FLOAT,
+    ACL_FORMAT_ND,
+    ACLNN_ERR_PARAM_INVALID,
+    ACLNN_ERR_PARAM_NULLPTR,
+    _errors,
+    aclGetRecentErrMsg,
+    aclnnSigmoidBackwardGetWorkspaceSize,
+)
 
 from aclnn_support import clean_aclnn_state, raw  # noqa: F401 (autouse)
 

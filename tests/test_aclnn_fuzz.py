@@ -10,7 +10,8 @@ aclnn_fuzzing.py, 300 examples each.
 tests/test_aclnn_hardening.py runs the same strategies and properties with
 10,000 examples under the ``slow`` marker.
 """
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from aclnn_fuzzing import FUZZ, check_both_phases, check_create_tensor, descriptors
 

@@ -16,24 +16,47 @@ import threading
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.lib.stride_tricks import as_strided
 
-from sigmoid_backward.aclnn import (ACL_BF16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_DOUBLE,
-                                    ACL_FLOAT, ACL_FLOAT16, ACL_FORMAT_ND,
-                                    ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR,
-                                    ACLNN_SUCCESS, aclCreateTensor, aclDestroyAclOpExecutor,
-                                    aclDestroyTensor, aclGetRecentErrMsg, aclnnSigmoidBackward,
-                                    aclnnSigmoidBackwardGetWorkspaceSize, aclrtCreateStream,
-                                    aclrtDestroyStream, aclrtSynchronizeStream,
-                                    aclSetAclOpExecutorRepeatable, check, tensor_from_array)
+from sigmoid_backward.aclnn import (
+    ACL_BF16,
+    ACL_COMPLEX64,
+    ACL_COMPLEX128,
+    ACL_DOUBLE,
+    ACL_FLOAT,
+    ACL_FLOAT16,
+    ACL_FORMAT_ND,
+    ACLNN_ERR_PARAM_INVALID,
+    ACLNN_ERR_PARAM_NULLPTR,
+    ACLNN_SUCCESS,
+    aclCreateTensor,
+    aclDestroyAclOpExecutor,
+    aclDestroyTensor,
+    aclGetRecentErrMsg,
+    aclnnSigmoidBackward,
+    aclnnSigmoidBackwardGetWorkspaceSize,
+    aclrtCreateStream,
+    aclrtDestroyStream,
+    aclrtSynchronizeStream,
+    aclSetAclOpExecutorRepeatable,
+    check,
+    tensor_from_array,
+)
 
 import aclnn_fuzzing as fuzz
-from aclnn_support import (NP_OF, clean_aclnn_state, expected, gather, make,  # noqa: F401
-                           run, sample)
+from aclnn_support import NP_OF, clean_aclnn_state, expected, gather, make, run, sample  # noqa: F401
 from helpers import WAIT, assert_same, interrupted, rss_bytes, run_threads, zero_strided
-from hostile import (ArrayInterfaceRaises, ArrayRaises, BufferRaises, DLPackRaises, closed_mmap,
-                     released_memoryview, released_pickle_buffer)
+from hostile import (
+    ArrayInterfaceRaises,
+    ArrayRaises,
+    BufferRaises,
+    DLPackRaises,
+    closed_mmap,
+    released_memoryview,
+    released_pickle_buffer,
+)
 
 P1, P2 = aclnnSigmoidBackwardGetWorkspaceSize, aclnnSigmoidBackward
 
@@ -106,7 +129,7 @@ def test_4_streams_at_once_each_fed_by_its_own_thread():
 
     assert run_threads(feed, len(jobs)) == []
     assert len(workers) == len(jobs)  # four streams, four workers
-    for (dtype, _), (a0, ys, links, _, stride) in zip(STREAMS, jobs):
+    for (dtype, _), (a0, ys, links, _, stride) in zip(STREAMS, jobs, strict=True):
         want = a0
         for i, y in enumerate(ys):
             want = expected(want, y, dtype)
@@ -133,11 +156,11 @@ def test_python_threads_running_both_phases_on_the_default_stream():
     rng = np.random.default_rng(41)
     values = [(sample(NP_OF[g_t], SHAPE, rng, "g"), sample(NP_OF[y_t], y_dims, rng, "y"))
               for _, g_t, y_t, y_dims, _, _, _ in CASES]
-    wants = [expected(g, y, case[4]) for (g, y), case in zip(values, CASES)]
+    wants = [expected(g, y, case[4]) for (g, y), case in zip(values, CASES, strict=True)]
     # The input tensors are shared by all threads (a descriptor is read-only),
     # except the in-place one's, which each thread makes over its own gradInput.
     shared = [(make(SHAPE, c[1], g)[0], make(c[3], c[2], y)[0])
-              for c, (g, y) in zip(CASES, values)]
+              for c, (g, y) in zip(CASES, values, strict=True)]
     start = threading.Barrier(threads)
 
     def worker(index):

@@ -8,12 +8,20 @@ import numpy as np
 import pytest
 
 from sigmoid_backward import aclnn
-from sigmoid_backward.aclnn import (ACL_BF16, ACL_COMPLEX64, ACL_DOUBLE, ACL_FLOAT,
-                                    ACL_FLOAT16, ACLNN_ERR_PARAM_INVALID,
-                                    ACLNN_ERR_PARAM_NULLPTR, ACLNN_ERR_RUNTIME_ERROR,
-                                    ACLNN_SUCCESS, aclGetRecentErrMsg,
-                                    aclnnSigmoidBackward,
-                                    aclnnSigmoidBackwardGetWorkspaceSize)
+from sigmoid_backward.aclnn import (
+    ACL_BF16,
+    ACL_COMPLEX64,
+    ACL_DOUBLE,
+    ACL_FLOAT,
+    ACL_FLOAT16,
+    ACLNN_ERR_PARAM_INVALID,
+    ACLNN_ERR_PARAM_NULLPTR,
+    ACLNN_ERR_RUNTIME_ERROR,
+    ACLNN_SUCCESS,
+    aclGetRecentErrMsg,
+    aclnnSigmoidBackward,
+    aclnnSigmoidBackwardGetWorkspaceSize,
+)
 
 from aclnn_support import UNSUPPORTED, clean_aclnn_state, make, raw  # noqa: F401 (autouse)
 

@@ -14,13 +14,26 @@ import weakref
 import numpy as np
 import pytest
 
-from sigmoid_backward.aclnn import (ACL_DOUBLE, ACL_FLOAT, ACL_FORMAT_ND,
-                                    ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR,
-                                    ACLNN_ERR_RUNTIME_ERROR, ACLNN_SUCCESS, aclCreateTensor,
-                                    aclDestroyTensor, aclGetRecentErrMsg, aclnnSigmoidBackward,
-                                    aclnnSigmoidBackwardGetWorkspaceSize, aclrtCreateStream,
-                                    aclrtDestroyStream, aclrtSynchronizeStream, check)
-from sigmoid_backward.aclnn import _plan, _stream
+from sigmoid_backward.aclnn import (
+    ACL_DOUBLE,
+    ACL_FLOAT,
+    ACL_FORMAT_ND,
+    ACLNN_ERR_PARAM_INVALID,
+    ACLNN_ERR_PARAM_NULLPTR,
+    ACLNN_ERR_RUNTIME_ERROR,
+    ACLNN_SUCCESS,
+    _plan,
+    _stream,
+    aclCreateTensor,
+    aclDestroyTensor,
+    aclGetRecentErrMsg,
+    aclnnSigmoidBackward,
+    aclnnSigmoidBackwardGetWorkspaceSize,
+    aclrtCreateStream,
+    aclrtDestroyStream,
+    aclrtSynchronizeStream,
+    check,
+)
 
 from aclnn_support import clean_aclnn_state, expected, make, sample  # noqa: F401
 from helpers import assert_same, run_threads
@@ -181,7 +194,7 @@ def test_concurrent_launchers(stream):
         results[i] = launch(*cases[i], stream)
     assert run_threads(worker, len(cases), timeout=WAIT) == []
     check(aclrtSynchronizeStream(stream))
-    for (g, y), buf in zip(cases, results):
+    for (g, y), buf in zip(cases, results, strict=True):
         assert_same(buf, expected(g, y, ACL_FLOAT))
 
 

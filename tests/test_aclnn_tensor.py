@@ -9,10 +9,19 @@ import numpy as np
 import pytest
 
 from sigmoid_backward import aclnn
-from sigmoid_backward.aclnn import (ACL_BF16, ACL_DOUBLE, ACL_FLOAT, ACL_FORMAT_ND,
-                                    ACL_FORMAT_NCHW, ACLNN_ERR_PARAM_INVALID, ACLNN_SUCCESS,
-                                    aclCreateTensor, aclDestroyTensor, aclGetRecentErrMsg,
-                                    tensor_from_array)
+from sigmoid_backward.aclnn import (
+    ACL_BF16,
+    ACL_DOUBLE,
+    ACL_FLOAT,
+    ACL_FORMAT_NCHW,
+    ACL_FORMAT_ND,
+    ACLNN_ERR_PARAM_INVALID,
+    ACLNN_SUCCESS,
+    aclCreateTensor,
+    aclDestroyTensor,
+    aclGetRecentErrMsg,
+    tensor_from_array,
+)
 
 from aclnn_support import clean_aclnn_state, expected, gather, run, sample  # noqa: F401
 from helpers import assert_same

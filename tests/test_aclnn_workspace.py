@@ -6,18 +6,27 @@ import weakref
 import numpy as np
 import pytest
 
-from sigmoid_backward.aclnn import (ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_FORMAT_ND,
-                                    ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_PARAM_INVALID,
-                                    ACLNN_ERR_PARAM_NULLPTR, ACLNN_SUCCESS,
-                                    aclCreateTensor, aclDestroyAclOpExecutor,
-                                    aclDestroyTensor, aclGetRecentErrMsg,
-                                    aclnnSigmoidBackward, aclnnSigmoidBackwardGetWorkspaceSize,
-                                    aclSetAclOpExecutorRepeatable)
+from sigmoid_backward.aclnn import (
+    ACL_DOUBLE,
+    ACL_FLOAT,
+    ACL_FLOAT16,
+    ACL_FORMAT_ND,
+    ACLNN_ERR_INNER_NULLPTR,
+    ACLNN_ERR_PARAM_INVALID,
+    ACLNN_ERR_PARAM_NULLPTR,
+    ACLNN_SUCCESS,
+    aclCreateTensor,
+    aclDestroyAclOpExecutor,
+    aclDestroyTensor,
+    aclGetRecentErrMsg,
+    aclnnSigmoidBackward,
+    aclnnSigmoidBackwardGetWorkspaceSize,
+    aclSetAclOpExecutorRepeatable,
+)
 
 from aclnn_support import clean_aclnn_state, expected, make, sample  # noqa: F401
 from helpers import assert_same
 from hostile import released_memoryview
-
 
 
 def _round64(n):
@@ -153,7 +162,7 @@ def test_bad_workspace_writes_nothing(how):
     assert status == ACLNN_ERR_PARAM_INVALID
     assert "aclnnSigmoidBackward" in aclGetRecentErrMsg()
     assert sentinel == bytearray(b"\xa5" * (size + 64))
-    for b, old in zip((g_buf, y_buf, gi_buf), before):
+    for b, old in zip((g_buf, y_buf, gi_buf), before, strict=True):
         assert np.array_equal(b, old)
     # Nothing ran, so the single-use executor is still good.
     assert aclnnSigmoidBackward(bytearray(size), size, executor, None) == ACLNN_SUCCESS

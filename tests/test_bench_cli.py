@@ -65,7 +65,7 @@ def test_small_calls_table_has_a_ratio_per_case(capsys):
     lines = out.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("small calls, n=1,000"))
     rows = lines[start + 2:start + 2 + len(_small_calls.cases(1))]
-    for name, row in zip(_small_calls.cases(1), rows):
+    for name, row in zip(_small_calls.cases(1), rows, strict=True):
         assert row.startswith(name), (name, row)
         ratio = float(row[len(name):].split()[4].rstrip("x"))
         assert ratio > 0

@@ -35,7 +35,7 @@ def _combinations(cls):
         params = [params]
     assert len(params) == len(names), f"{cls.__name__}: params and param_names differ"
     return itertools.product(*[[TINY] if name == "n" else values
-                               for name, values in zip(names, params)])
+                               for name, values in zip(names, params, strict=True)])
 
 
 def test_the_suite_is_found():

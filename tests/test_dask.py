@@ -10,7 +10,8 @@ import sys
 import numpy as np
 import pytest
 
-from sigmoid_backward import sigmoid_backward as sb, ufunc
+from sigmoid_backward import sigmoid_backward as sb
+from sigmoid_backward import ufunc
 
 from helpers import ALL_DTYPES, BF16, assert_same
 

@@ -15,7 +15,8 @@ class Sub(np.ndarray):
     """An ndarray subclass: never the fast path's."""
 
 
-def _inputs(shape, dtype=np.dtype(np.float32), seed=0):
+def _inputs(shape, dtype=np.float32, seed=0):
+    dtype = np.dtype(dtype)
     rng = np.random.default_rng(seed)
     n = int(np.prod(shape))
     g = rng.standard_normal(2 * n).view(np.complex128)[:n] if dtype.kind == "c" \
@@ -155,10 +156,10 @@ NOT_SIMPLE = {
     "out subclass": lambda: (*_inputs((10,)), np.empty(10, np.float32).view(Sub)),
     "out overlaps grad_output": _partial_overlap_out,
     "out overlaps output": _partial_overlap_y,
-    "fortran inputs, no out": lambda: tuple(np.asfortranarray(a) for a in _inputs((6, 5))) + (None,),
+    "fortran inputs, no out": lambda: (*(np.asfortranarray(a) for a in _inputs((6, 5))), None),
     "fortran inputs, C out": lambda: (*(np.asfortranarray(a) for a in _inputs((6, 5))),
                                       np.empty((6, 5), np.float32)),
-    "byte-swapped": lambda: (_inputs((10,))[0].astype(">f4"), _inputs((10,))[1].astype(">f4"), None),
+    "byte-swapped": lambda: (*(a.astype(">f4") for a in _inputs((10,))), None),
     "misaligned": _misaligned,
     "strided": lambda: (_inputs((20,))[0][::2], _inputs((10,))[1], None),
     "integers": lambda: (np.arange(5, dtype=np.int32), np.arange(5, dtype=np.int32), None),

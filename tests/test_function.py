@@ -5,7 +5,7 @@ import re
 import numpy as np
 import pytest
 
-from sigmoid_backward import sigmoid_backward, reference
+from sigmoid_backward import reference, sigmoid_backward
 
 from helpers import ALL_DTYPES, BF16, assert_same, layouts, random_array
 from hostile import ArrayRaises, DLPackOnly
@@ -260,7 +260,8 @@ def test_out_unsafe_cast(g_dtype, out_dtype):
     (ml_dtypes would drop the imaginary part under 'same_kind')."""
     out = np.zeros(4, out_dtype)
     check = _untouched(out)
-    with pytest.raises(TypeError, match="[Cc]annot cast .*to .*(float32|int32|bool|bfloat16|float16)"):
+    with pytest.raises(TypeError,
+                       match="[Cc]annot cast .*to .*(float32|int32|bool|bfloat16|float16)"):
         sigmoid_backward(np.ones(4, g_dtype), np.ones(4, g_dtype), out=out)
     check()
     # casting='unsafe' allows what the ufunc allows, complex to real included.

@@ -168,7 +168,8 @@ ERRORS = {
     "complex into real": (["--grad-output", "c.npy", "--output", "g.npy", "--dtype",
                            "float32"], 1, "input 0 from dtype.*complex64.* to dtype.*float32"),
     "unsupported npy dtype": (["--grad-output", "u.npy", "--output", "g.npy"], 1,
-                              "grad_output has dtype numpy.dtypes.StrDType, which is not supported"),
+                              "grad_output has dtype numpy.dtypes.StrDType, which is not "
+                              "supported"),
     "object npy": (["--grad-output", "o.npy", "--output", "g.npy"], 1,
                    "o.npy is not a readable .npy file"),
     "garbage npy": (["--grad-output", "g.npy", "--output", "junk.npy"], 1,
@@ -262,7 +263,8 @@ def test_command_line_error_is_one_line_without_traceback(tmp_path):
                            "holds 10 bytes, not a whole number of float32 values "
                            "(4 bytes each)\n")
     assert not (tmp_path / "r.bin").exists()
-    assert _run("--help", cwd=tmp_path).stdout.startswith("usage: python -m sigmoid_backward golden")
+    usage = _run("--help", cwd=tmp_path).stdout
+    assert usage.startswith("usage: python -m sigmoid_backward golden")
 
 
 # --- what --out may be, and what is kept of it ------------------------------

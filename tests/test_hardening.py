@@ -13,14 +13,21 @@ import textwrap
 import hypothesis.extra.numpy as hnp
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from sigmoid_backward import _dtypes, reference, sigmoid_backward as sb
+from sigmoid_backward import _dtypes, reference
+from sigmoid_backward import sigmoid_backward as sb
 
-from helpers import (ALL_DTYPES, BF16, assert_same, interrupted, rss_bytes, run_threads,
-                     zero_strided)
-from hostile import (ArrayInterfaceRaises, ArrayRaises, BufferRaises, DLPackRaises,
-                     SequenceRaises, released_memoryview)
+from helpers import ALL_DTYPES, BF16, assert_same, interrupted, rss_bytes, run_threads, zero_strided
+from hostile import (
+    ArrayInterfaceRaises,
+    ArrayRaises,
+    BufferRaises,
+    DLPackRaises,
+    SequenceRaises,
+    released_memoryview,
+)
 
 OTHER_INPUTS = [np.dtype(d) for d in ("bool", "int8", "int32", "uint16")]  # -> float64
 OUT_DTYPES = ALL_DTYPES + [np.dtype("int32")]  # an integer out is an error
@@ -60,7 +67,7 @@ def laid_out(draw, arr):
     if dtype != BF16 and dtype.itemsize > 1 and draw(st.booleans()):
         dtype = dtype.newbyteorder()
     steps = [draw(st.sampled_from([1, 2, -1, -2])) for _ in arr.shape]
-    big_shape = tuple(n * abs(s) for n, s in zip(arr.shape, steps))
+    big_shape = tuple(n * abs(s) for n, s in zip(arr.shape, steps, strict=True))
     order = draw(st.sampled_from("CF"))
     if order == "C" and dtype.itemsize > 1 and draw(st.booleans()):
         count = int(np.prod(big_shape))
@@ -150,7 +157,8 @@ def _check_case(g, y, kwargs):
             return
         assert sb(g, y, **kwargs) is out
         assert_same(out, np.broadcast_to(expected, out.shape).astype(out.dtype))
-    for before, now in zip(inputs_before, [a for a in (g, y) if isinstance(a, np.ndarray)]):
+    arrays = [a for a in (g, y) if isinstance(a, np.ndarray)]
+    for before, now in zip(inputs_before, arrays, strict=True):
         if now is not out:
             assert now.tobytes() == before.tobytes()  # inputs are never modified
 

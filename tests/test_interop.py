@@ -9,8 +9,6 @@ from sigmoid_backward._inputs import as_array
 from helpers import BF16, BY_NAME, assert_same
 from hostile import DLPackOnly
 
-
-
 # --- PyTorch ---------------------------------------------------------------
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ import re
 import shutil
 import subprocess
 
-import numpy as np
 import ml_dtypes
+import numpy as np
 import pytest
 
 from sigmoid_backward import _kernels, reference, sigmoid_backward

@@ -1,10 +1,11 @@
 """Hypothesis: for any shapes that broadcast, any dtypes and layouts, the
 fast function equals the slow twin bit for bit."""
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from sigmoid_backward import sigmoid_backward, reference
+from sigmoid_backward import reference, sigmoid_backward
 
 from helpers import ALL_DTYPES, assert_same
 
@@ -37,7 +38,8 @@ def _view(data, a):
 
 
 @settings(max_examples=150, deadline=None)
-@given(data=st.data(), shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=5, max_side=6),
+@given(data=st.data(),
+       shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=5, max_side=6),
        gd=dtypes, yd=dtypes, with_out=st.booleans())
 def test_equals_reference_for_any_broadcast(data, shapes, gd, yd, with_out):
     gs, ys = shapes.input_shapes

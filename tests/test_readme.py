@@ -3,6 +3,7 @@ script of its own (the Dask cluster one re-imports its script, as scripts
 do), each ```console block command by command, its output compared line by
 line.  A snippet that needs an optional library skips when it is missing."""
 import importlib.util
+import os
 import pathlib
 import re
 import shlex
@@ -10,6 +11,8 @@ import subprocess
 import sys
 
 import pytest
+
+from helpers import installed_stubs
 
 README = (pathlib.Path(__file__).resolve().parent.parent / "README.md").read_text()
 PYTHON = re.findall(r"^```python\n(.*?)^```", README, re.S | re.M)
@@ -53,3 +56,21 @@ def test_console_snippet_prints_what_it_shows(session, tmp_path):
             argv[0] = sys.executable
         proc = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=300)
         assert (proc.stdout + proc.stderr).splitlines() == expected, command
+
+
+def test_python_snippets_type_check(tmp_path):
+    """mypy --check-untyped-defs over every python snippet, against the
+    installed stubs; third-party libraries that ship no types (or are not
+    installed) are not ours to check."""
+    pytest.importorskip("mypy")
+    stubs = installed_stubs(tmp_path)
+    names = []
+    for i, code in enumerate(PYTHON):
+        (tmp_path / f"snippet{i}.py").write_text(code)
+        names.append(f"snippet{i}.py")
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", "--check-untyped-defs", "--ignore-missing-imports",
+         "--no-incremental", "--cache-dir", os.devnull, *names],
+        cwd=tmp_path, env=dict(os.environ, MYPYPATH=str(stubs)), capture_output=True,
+        text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 import sigmoid_backward as sb
-from sigmoid_backward import sigmoid_backward, reference
-from sigmoid_backward import _threads
+from sigmoid_backward import _threads, reference, sigmoid_backward
 
 from helpers import ALL_DTYPES, assert_same, random_array, run_threads
 
@@ -131,7 +130,8 @@ def test_many_python_threads_at_once():
     cases = []
     for i, dtype in enumerate(ALL_DTYPES * 2):
         shape = (1000 + 37 * i,) if i % 2 else (70_000 + i,)
-        g, y = random_array(rng, shape, dtype), random_array(rng, (1,) if i % 3 == 0 else shape, dtype)
+        g = random_array(rng, shape, dtype)
+        y = random_array(rng, (1,) if i % 3 == 0 else shape, dtype)
         cases.append((g, y, reference.sigmoid_backward(g, y)))
 
     def worker(k):

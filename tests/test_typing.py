@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-pytest.importorskip("mypy")
+from helpers import installed_stubs
 
-TYPING_FILES = ("py.typed", "__init__.pyi", "reference.pyi", "aclnn/__init__.pyi")
+pytest.importorskip("mypy")
 
 GOOD = """\
 from typing import Any
@@ -159,12 +159,7 @@ BAD = {
 def mypy_run(tmp_path_factory):
     """Run mypy once on both snippets against the installed typing files."""
     root = tmp_path_factory.mktemp("typing")
-    package = root / "stubs" / "sigmoid_backward"
-    (package / "aclnn").mkdir(parents=True)
-    installed = importlib.resources.files("sigmoid_backward")
-    for name in TYPING_FILES:  # what the build installed, not the source tree
-        assert (installed / name).is_file(), f"{name} is not installed (meson.build)"
-        (package / name).write_bytes((installed / name).read_bytes())
+    stubs = installed_stubs(root)
     (root / "good.py").write_text(GOOD)
     bad = GOOD.split("\n\nclass Producer")[0] + "\n" + "\n".join(BAD) + "\n"
     (root / "bad.py").write_text(bad)
@@ -173,7 +168,7 @@ def mypy_run(tmp_path_factory):
     aclnn_bad = (ACLNN_GOOD.split("# --- end of the set-up ---")[0]
                  + "\n".join(ACLNN_BAD) + "\n")
     (root / "aclnn_bad.py").write_text(aclnn_bad)
-    env = dict(os.environ, MYPYPATH=str(root / "stubs"))
+    env = dict(os.environ, MYPYPATH=str(stubs))
     proc = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental",
          "--cache-dir", os.devnull, "--hide-error-context", "--no-error-summary",

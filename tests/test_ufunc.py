@@ -125,7 +125,7 @@ def test_at_applies_repeated_indices_one_by_one(dtype):
     y = random_array(RNG, 4, dtype)
     indices = [0, 3, 3, 7]
     expected = a.copy()
-    for i, v in zip(indices, y):
+    for i, v in zip(indices, y, strict=True):
         expected[i] = _expected(expected[i:i + 1], v.reshape(1))[0]
     ufunc.at(a, indices, y)
     assert_same(a, expected)
@@ -164,7 +164,7 @@ def test_resolve_dtypes_is_the_promotion_table():
              c64: [c64, c64, c64, c128, c64, c128],
              c128: [c128, c128, c128, c128, c128, c128]}
     for a, row in table.items():
-        for b, expected in zip(ALL_DTYPES, row):
+        for b, expected in zip(ALL_DTYPES, row, strict=True):
             # Each pair has its own loop: the inputs stay as they are.
             assert ufunc.resolve_dtypes((a, b, None)) == (a, b, expected)
     assert ufunc.resolve_dtypes((bf16, float, None)) == (bf16,) * 3   # weak
@@ -370,10 +370,8 @@ def test_floating_point_errors_are_values_not_warnings(dtype):
     g2, y2 = np.repeat(g, 2)[::2], np.repeat(y, 2)[::2]   # the same values, strided
     with np.errstate(all="raise"):
         for threads in (1, 2):
-            for call in (lambda: sigmoid_backward(g, y, num_threads=threads),
-                         lambda: ufunc(g, y),
-                         lambda: sigmoid_backward(g2, y2, num_threads=threads)):
-                result = call()
+            for result in (sigmoid_backward(g, y, num_threads=threads), ufunc(g, y),
+                           sigmoid_backward(g2, y2, num_threads=threads)):
                 assert np.isinf(result[0]) and np.isnan(result[1])
 
 

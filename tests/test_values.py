@@ -3,11 +3,11 @@
 Special values, exhaustive 16-bit patterns, the portable and SIMD 16-bit
 conversions, and the accuracy claim against per-operation rounding.
 """
-import numpy as np
 import ml_dtypes
+import numpy as np
 import pytest
 
-from sigmoid_backward import sigmoid_backward, reference
+from sigmoid_backward import reference, sigmoid_backward
 from sigmoid_backward._kernels import use_isa
 
 from helpers import ALL_DTYPES, BF16, assert_same, random_array, specials

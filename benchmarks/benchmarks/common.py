@@ -1,8 +1,8 @@
 """Inputs shared by the benchmarks: seeded, cached, read-only, contiguous."""
 import functools
 
-import numpy as np
 import ml_dtypes
+import numpy as np
 
 DTYPES = ["float16", "bfloat16", "float32", "float64", "complex64", "complex128"]
 SIZES = [1_000, 100_000, 10_000_000]

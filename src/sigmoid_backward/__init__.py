@@ -8,12 +8,11 @@ broadcasting and promotion.  ``ufunc`` is the same computation as a real
 argument.  It is the CPU twin of the Ascend CANN operator
 ``aclnnSigmoidBackward`` (``sigmoid_backward.aclnn``).
 """
+from . import reference
 from ._function import sigmoid_backward
 from ._kernels import ENABLED as OPENMP_ENABLED
 from ._threads import get_num_threads, set_num_threads
 from ._ufunc import ufunc
-from . import reference
-
 from ._version import __version__
 
 __all__ = [

@@ -21,7 +21,8 @@ cdef extern from *:
     /* The widest streaming store the kernels use (_nontemporal.h): 32 bytes with
      * AVX2, else 16 (SSE2). */
     __attribute__((target("avx2")))
-    static ptrdiff_t sb_floor_avx2(const char *g, const char *y, char *out, ptrdiff_t i, ptrdiff_t n)
+    static ptrdiff_t sb_floor_avx2(const char *g, const char *y, char *out,
+                                   ptrdiff_t i, ptrdiff_t n)
     {
         for (; i + 32 <= n; i += 32)
             _mm256_stream_si256((__m256i *)(out + i),
@@ -30,7 +31,8 @@ cdef extern from *:
         return i;
     }
 
-    static ptrdiff_t sb_floor_sse2(const char *g, const char *y, char *out, ptrdiff_t i, ptrdiff_t n)
+    static ptrdiff_t sb_floor_sse2(const char *g, const char *y, char *out,
+                                   ptrdiff_t i, ptrdiff_t n)
     {
         for (; i + 16 <= n; i += 16)
             _mm_stream_si128((__m128i *)(out + i),
@@ -73,7 +75,7 @@ cdef extern from *:
 
 
 def bandwidth_floor(cnp.ndarray g not None, cnp.ndarray y not None,
-                 cnp.ndarray out not None, int nthreads):
+                    cnp.ndarray out not None, int nthreads):
     """``out = g ^ y`` over the raw bytes, with non-temporal stores.
 
     The three arrays must be C-contiguous with the same number of bytes and

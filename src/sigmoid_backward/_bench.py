@@ -24,7 +24,8 @@ Contenders, each only when installed:
 Method: outputs are allocated once per case; every contender gets the same
 thread count (``torch.set_num_threads``, ``numba.set_num_threads``,
 ``numexpr.set_num_threads``; NumPy has one thread; JAX's CPU client picks
-its own, and is held to one with ``--threads 1`` when the bench imports it).  Each peer is timed against sigmoid_backward alone:
+its own, and is held to one with ``--threads 1`` when the bench imports it).
+Each peer is timed against sigmoid_backward alone:
 calls of the two alternate, so that no third library's caches or spinning
 threads fall on one side only, and the peer's ratio is the median over
 rounds of its time over ours in the same round, so that a shared machine's
@@ -162,7 +163,7 @@ def _jax_contender(jax, g, y):
     return lambda: fn(jg, jy).block_until_ready()
 
 
-_NUMBA_UFUNCS = {}
+_NUMBA_UFUNCS: dict[np.dtype, object] = {}
 
 
 def numba_ufunc(numba, dtype):
@@ -262,7 +263,7 @@ def sample_rounds(fns, target_seconds=_TARGET_SECONDS):
         round_seconds = sum(per_call[n] * calls[n] for n in names)
         rounds = int(min(_MAX_SAMPLES, max(_MIN_SAMPLES, target_seconds * len(names)
                                            / max(round_seconds, 1e-9))))
-        samples = {name: [] for name in names}
+        samples: dict[object, list[float]] = {name: [] for name in names}
         for r in range(rounds):
             k = r % len(names)
             for name in names[k:] + names[:k]:
@@ -306,8 +307,8 @@ def make_inputs(n, dtype, seed=0):
         y.imag = rng.random(n, dtype=part)
         return g, y
     work = np.float64 if dtype == np.float64 else np.float32
-    return (rng.standard_normal(n, dtype=work).astype(dtype, copy=False),
-            rng.random(n, dtype=work).astype(dtype, copy=False))
+    return (np.asarray(rng.standard_normal(n, dtype=work)).astype(dtype, copy=False),
+            np.asarray(rng.random(n, dtype=work)).astype(dtype, copy=False))
 
 
 # ---- report -----------------------------------------------------------------
@@ -397,13 +398,13 @@ def plot(results, path, nthreads):
     cols = min(3, len(dtypes))
     rows = math.ceil(len(dtypes) / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.6 * rows), squeeze=False)
-    for ax, dtype in zip(axes.flat, dtypes):
+    for ax, dtype in zip(axes.flat, dtypes, strict=False):
         cases = [(n, {"sigmoid_backward": ours, **{p: t for p, (t, _) in peers.items()}})
                  for d, n, ours, peers in results if d == dtype]
         for name in ("sigmoid_backward",) + PEERS:
             pts = [(n, 3 * n * dtype.itemsize / t[name] / 1e9) for n, t in cases if name in t]
             if pts:
-                ax.plot(*zip(*pts), marker="o", label=name,
+                ax.plot(*zip(*pts, strict=True), marker="o", label=name,
                         linewidth=2.5 if name == "sigmoid_backward" else 1.2)
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -479,7 +480,7 @@ def main(argv):
             results.append((dtype, n, ours, peers))
             noisy = noisy or spread > _NOISY
             print(_row(dtype, n, ours, peers, spread), flush=True)
-            del g, y, out
+            g = y = out = None   # free them before the next case
     if args.small_calls:
         print("\n" + _small_calls_table(), flush=True)
     tail = []

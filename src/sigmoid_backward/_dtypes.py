@@ -10,8 +10,8 @@ Python scalars or integers the way NumPy promotes float16, and it allows
 casting complex to bfloat16; bfloat16 therefore follows float16's rules
 here, with float16 standing in for it.
 """
-import numpy as np
 import ml_dtypes
+import numpy as np
 
 FLOAT16 = np.dtype(np.float16)
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)

@@ -376,7 +376,7 @@ def run(args, signals=None, progress=None):
 def main(argv):
     """Entry point; ``argv`` excludes the ``golden`` word.  Returns the exit status."""
     args = _parser().parse_args(argv)  # exits with status 2 on usage errors
-    progress = {}
+    progress: dict[str, object] = {}
     with _Signals() as signals:
         try:
             print(run(args, signals, progress))

@@ -9,8 +9,10 @@ cdef extern from "_loops.h" nogil:
         # complex: n (re, im) pairs
         void (*c64)(const float *g, const float *y, float *out, Py_ssize_t n) noexcept nogil
         void (*c128)(const double *g, const double *y, double *out, Py_ssize_t n) noexcept nogil
-        void (*f16)(const uint16_t *g, const uint16_t *y, uint16_t *out, Py_ssize_t n) noexcept nogil
-        void (*bf16)(const uint16_t *g, const uint16_t *y, uint16_t *out, Py_ssize_t n) noexcept nogil
+        void (*f16)(const uint16_t *g, const uint16_t *y, uint16_t *out,
+                    Py_ssize_t n) noexcept nogil
+        void (*bf16)(const uint16_t *g, const uint16_t *y, uint16_t *out,
+                     Py_ssize_t n) noexcept nogil
         # _nontemporal.h: copies nbytes, out's whole 64-byte lines non-temporally
         void (*nt_copy)(void *dst, const void *src, size_t nbytes) noexcept nogil
     const sb_loops_t *sb_loops

@@ -52,7 +52,7 @@ def _size(text):
 def cache_sizes(root=_SYSFS):
     """``{level: bytes}`` of the data and unified caches of CPU 0, as Linux
     reports them; ``{}`` where it does not."""
-    sizes = {}
+    sizes: dict[int, int] = {}
     try:
         entries = sorted(os.listdir(root))
     except OSError:

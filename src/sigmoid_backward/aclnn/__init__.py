@@ -23,9 +23,13 @@ operator's checks and statuses.
 """
 from ._constants import aclDataType, aclFormat, aclnnStatus
 from ._errors import AclnnError, aclGetRecentErrMsg, check
-from ._executor import (aclDestroyAclOpExecutor, aclnnSigmoidBackward,
-                        aclnnSigmoidBackwardGetWorkspaceSize, aclOpExecutor,
-                        aclSetAclOpExecutorRepeatable)
+from ._executor import (
+                        aclDestroyAclOpExecutor,
+                        aclnnSigmoidBackward,
+                        aclnnSigmoidBackwardGetWorkspaceSize,
+                        aclOpExecutor,
+                        aclSetAclOpExecutorRepeatable,
+)
 from ._soc import aclrtGetSocName, set_soc_version
 from ._stream import aclrtCreateStream, aclrtDestroyStream, aclrtStream, aclrtSynchronizeStream
 from ._tensor import aclCreateTensor, aclDestroyTensor, aclTensor, tensor_from_array

@@ -32,8 +32,7 @@ import numpy as np
 from .. import _dtypes, _threads
 from .._ufunc import ufunc
 from . import _buffer, _soc
-from ._constants import (ACL_OF_COMPUTE_DTYPE, COMPUTE_DTYPES, INT64_MAX, aclDataType,
-                         aclnnStatus)
+from ._constants import ACL_OF_COMPUTE_DTYPE, COMPUTE_DTYPES, INT64_MAX, aclDataType, aclnnStatus
 from ._errors import fail
 from ._plan import Plan
 from ._stream import aclrtStream, launch_failure
@@ -88,7 +87,7 @@ def _broadcast(a, b):
     a = (1,) * (n - len(a)) + tuple(a)
     b = (1,) * (n - len(b)) + tuple(b)
     shape = []
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=True):
         if x != y and x != 1 and y != 1:
             return None
         shape.append(y if x == 1 else x)

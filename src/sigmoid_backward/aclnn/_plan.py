@@ -18,6 +18,8 @@ so that phase 2 finds the first boundary at whatever address the caller's
 buffer starts.  The common case (contiguous, same dtype, same shape) needs
 no region and 0 bytes.
 """
+from typing import Literal
+
 import numpy as np
 
 from .._kernels import compute_into
@@ -69,7 +71,8 @@ class Plan:
 
     def __init__(self, g, y, out, dtype):
         self.g, self.y, self.out, self.dtype = g, y, out, dtype
-        self.order = "F" if contiguous(out, "F") and not contiguous(out, "C") else "C"
+        self.order: Literal["C", "F"] = (
+            "F" if contiguous(out, "F") and not contiguous(out, "C") else "C")
         direct_out = kernel_ready(out, dtype, out.shape, self.order)
         region_bytes = _round_up(out.size * dtype.itemsize)
         regions = 0
@@ -136,4 +139,3 @@ class Plan:
 
 def _round_up(nbytes):
     return -(-nbytes // ALIGN) * ALIGN
-

@@ -66,7 +66,8 @@ class _State:
         self.pid = os.getpid()
         self.generation = _generation
         self.cond = threading.Condition(threading.Lock())
-        self.tasks = collections.deque()   # (seq, name, run), in launch order
+        # (seq, name, run), in launch order
+        self.tasks: collections.deque[tuple[int, str, object]] = collections.deque()
         self.launched = 0      # sequence number of the latest launch
         self.finished = 0      # ... of the latest launch run or skipped
         self.failing = None    # (seq, message): the failure that makes the worker skip

@@ -16,8 +16,15 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from . import _buffer
-from ._constants import (COMPUTE_DTYPES, ELEMENT_BITS, INT64_MAX, NUMPY_TO_ACL,
-                         aclDataType, aclFormat, aclnnStatus)
+from ._constants import (
+    COMPUTE_DTYPES,
+    ELEMENT_BITS,
+    INT64_MAX,
+    NUMPY_TO_ACL,
+    aclDataType,
+    aclFormat,
+    aclnnStatus,
+)
 from ._errors import aclGetRecentErrMsg, fail, record
 
 
@@ -100,7 +107,8 @@ class aclTensor:
             raise RuntimeError(f"aclTensor bounds proof violated: {self!r}")
         # A dim of extent 1 never steps: its stride may be any int64, which
         # NumPy's byte strides need not hold.
-        strides = tuple(s * size if d > 1 else 0 for d, s in zip(self.view_dims, self.stride))
+        strides = tuple(s * size if d > 1 else 0
+                        for d, s in zip(self.view_dims, self.stride, strict=True))
         return as_strided(base, self.view_dims, strides)
 
 
@@ -181,7 +189,8 @@ def _create(view_dims, data_type, stride, offset, format, storage_dims, tensor_d
                  f"the byte size of view_dims {list(view_dims)}")
     reach = None
     if view_size > 0:
-        reach = _no_overflow(offset + sum((d - 1) * s for d, s in zip(view_dims, stride)),
+        last = sum((d - 1) * s for d, s in zip(view_dims, stride, strict=True))
+        reach = _no_overflow(offset + last,
                              "the last element the view reaches")
         if reach >= storage_size:
             raise _Invalid(f"the view (dims {list(view_dims)}, stride {list(stride)}, "
@@ -289,7 +298,7 @@ def tensor_from_array(arr, format=aclFormat.ACL_FORMAT_ND):
     stride = [s // size for s in arr.strides]
     # The storage: the span from the first element to the last one reached,
     # which is memory arr itself owns.
-    span = 1 + sum((d - 1) * s for d, s in zip(arr.shape, stride)) if arr.size else 0
+    span = 1 + sum((d - 1) * s for d, s in zip(arr.shape, stride, strict=True)) if arr.size else 0
     storage = as_strided(arr, (span,), (size,))
     tensor = aclCreateTensor(arr.shape, data_type, stride, 0, format, [span], storage)
     if tensor is None:  # unreachable for an array NumPy holds; never hide it

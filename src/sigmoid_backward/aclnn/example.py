@@ -14,9 +14,18 @@ import sys
 
 import numpy as np
 
-from . import (ACL_FLOAT, ACL_FORMAT_ND, aclCreateTensor, aclDestroyTensor,
-               aclnnSigmoidBackward, aclnnSigmoidBackwardGetWorkspaceSize,
-               aclrtCreateStream, aclrtDestroyStream, aclrtSynchronizeStream, check)
+from . import (
+    ACL_FLOAT,
+    ACL_FORMAT_ND,
+    aclCreateTensor,
+    aclDestroyTensor,
+    aclnnSigmoidBackward,
+    aclnnSigmoidBackwardGetWorkspaceSize,
+    aclrtCreateStream,
+    aclrtDestroyStream,
+    aclrtSynchronizeStream,
+    check,
+)
 
 
 def _create_acl_tensor(host_data, shape, data_type):
