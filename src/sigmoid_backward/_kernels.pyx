@@ -439,7 +439,8 @@ def num_procs():
 
 
 def use_isa(isa=None):
-    """Run the loops compiled for ``isa``: "portable", "avx2" or "avx512";
+    """Run the loops compiled for ``isa``: "portable", "avx2", "avx512" or
+    "avx512bf16";
     None (the default at import) picks the best this CPU supports.
 
     Returns the name now in use.  Raises ValueError when the CPU (or the
