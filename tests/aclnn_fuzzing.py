@@ -163,7 +163,7 @@ def check_both_phases(draw):
     before = [f.copy() for f in fulls]
 
     tensors, logical = [], []
-    for k, (_stride, _offset, storage) in enumerate(layouts):
+    for k, (stride, offset, storage) in enumerate(layouts):
         middle = middles[buffer_of[k]]
         tensor = aclnn.aclCreateTensor(all_dims[k], types[k], stride, offset, ACL_FORMAT_ND,
                                        [storage], middle)

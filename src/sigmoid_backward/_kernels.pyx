@@ -12,10 +12,9 @@ CPU has):
 - strided operands (a broadcast one has stride 0), and inputs of a dtype
   the compute dtype holds exactly (float32 into a float64 computation, say),
   are gathered, and widened, into small contiguous blocks, computed by the
-  same loop and scattered to out, so
-  every layout gives the contiguous one's values, bit for bit (a NaN result
-  is a NaN; its sign and payload may depend on whether a vector body or a
-  scalar tail computed it).
+  same loop and scattered to out, so every layout gives the contiguous
+  one's values, bit for bit (a NaN result is a NaN; its sign and payload
+  may depend on whether a vector body or a scalar tail computed it).
 
 C callers (_kernels.pxd): the ufunc's inner loop and the function's fast
 path.  Python callers: :func:`compute_into` (the aclnn plan), and the
