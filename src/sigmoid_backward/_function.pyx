@@ -133,8 +133,9 @@ def sigmoid_backward(grad_output, output, /, out=None, *, where=True,
         The sigmoid's forward output ``y = sigmoid(x)``.  Broadcasts against
         ``grad_output`` by NumPy's rules.
     out : ndarray or tuple of one ndarray, optional
-        Where to write the result; it must have the broadcast shape.  The
-        result is cast to its dtype under ``casting``.  It may be one of the
+        Where to write the result: the inputs must broadcast to its shape
+        (usually their broadcast shape).  The result is cast to its dtype
+        under ``casting``.  It may be one of the
         inputs (in place); any other overlap is handled as NumPy does.
     where : array_like of bool, optional
         Compute only where True; elsewhere ``out`` keeps its values (and a
