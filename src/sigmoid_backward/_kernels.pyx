@@ -432,11 +432,6 @@ def current_call_threads():
     return sb_threads_call()
 
 
-def num_procs():
-    """The processors this process may use, read at import."""
-    return sb_num_procs
-
-
 def use_isa(isa=None):
     """Run the loops compiled for ``isa``: "portable", "avx2", "avx512" or
     "avx512bf16";
