@@ -19,8 +19,8 @@ that NumPy's override protocol gives them what ``np.multiply`` would.
 """
 cimport numpy as cnp
 
-from sigmoid_backward._kernels cimport (Kind, call_threads, compute, kind_of, set_call_threads,
-                                        threads_for)
+from sigmoid_backward._kernels cimport (Kind, call_threads, compute, kind_of, same_or_disjoint,
+                                        set_call_threads, threads_for, usable)
 
 import numpy as np
 
@@ -32,21 +32,6 @@ from ._ufunc import ufunc as _ufunc
 cnp.import_array()
 
 _PYTHON_SCALARS = (float, int, complex, bool)
-
-
-cdef inline bint _usable(cnp.ndarray a, bint c_order) noexcept:
-    cdef int req = cnp.NPY_ARRAY_ALIGNED | (
-        cnp.NPY_ARRAY_C_CONTIGUOUS if c_order else cnp.NPY_ARRAY_F_CONTIGUOUS)
-    return (cnp.PyArray_FLAGS(a) & req) == req and cnp.PyArray_ISNOTSWAPPED(a)
-
-
-cdef inline bint _same_or_disjoint(cnp.ndarray a, cnp.ndarray out) noexcept:
-    """May the kernel read ``a`` while writing ``out`` element for element?
-    (Same dtype, shape and order: the same start address is the same view.)"""
-    cdef char* ap = <char*>cnp.PyArray_DATA(a)
-    cdef char* op = <char*>cnp.PyArray_DATA(out)
-    cdef Py_ssize_t nbytes = cnp.PyArray_NBYTES(out)
-    return ap == op or ap + nbytes <= op or op + nbytes <= ap
 
 
 cpdef object fast_path(object grad_output, object output, object out, int requested):
@@ -74,10 +59,10 @@ cpdef object fast_path(object grad_output, object output, object out, int reques
         o = out
         c_order = cnp.PyArray_IS_C_CONTIGUOUS(o)
         if (cnp.PyArray_TYPE(o) != typenum or not cnp.PyArray_SAMESHAPE(g, o)
-                or not cnp.PyArray_ISWRITEABLE(o) or not _usable(o, c_order)
-                or not (_same_or_disjoint(g, o) and _same_or_disjoint(y, o))):
+                or not cnp.PyArray_ISWRITEABLE(o) or not usable(o, c_order)
+                or not (same_or_disjoint(g, o) and same_or_disjoint(y, o))):
             return None
-    if not (_usable(g, c_order) and _usable(y, c_order)):
+    if not (usable(g, c_order) and usable(y, c_order)):
         return None
     if out is None:
         o = cnp.PyArray_EMPTY(cnp.PyArray_NDIM(g), cnp.PyArray_DIMS(g), typenum, 0)

@@ -1,5 +1,6 @@
 # The C-level API of _kernels.pyx, for the ufunc's inner loop (_ufunc.pyx)
 # and the function's fast path (_function.pyx).
+cimport numpy as cnp
 
 cdef enum Kind:
     KIND_F32
@@ -32,3 +33,21 @@ cdef void set_call_threads(int n) noexcept nogil
 cdef int call_threads() noexcept nogil
 # The count for an explicit request of n >= 1 threads (capped at the CPUs).
 cdef int threads_for(int n) noexcept nogil
+
+
+# Can the kernel read or write ``a`` in place: aligned, native-endian and
+# contiguous in the order ``c_order`` says?
+cdef inline bint usable(cnp.ndarray a, bint c_order) noexcept:
+    cdef int req = cnp.NPY_ARRAY_ALIGNED | (
+        cnp.NPY_ARRAY_C_CONTIGUOUS if c_order else cnp.NPY_ARRAY_F_CONTIGUOUS)
+    return (cnp.PyArray_FLAGS(a) & req) == req and cnp.PyArray_ISNOTSWAPPED(a)
+
+
+# May the kernel read ``a`` while it writes ``out``?  Only element for
+# element: ``a`` and ``out`` have one dtype, shape and memory order, so the
+# same start address means the same view.
+cdef inline bint same_or_disjoint(cnp.ndarray a, cnp.ndarray out) noexcept:
+    cdef char* ap = <char*>cnp.PyArray_DATA(a)
+    cdef char* op = <char*>cnp.PyArray_DATA(out)
+    cdef Py_ssize_t nbytes = cnp.PyArray_NBYTES(out)
+    return ap == op or ap + nbytes <= op or op + nbytes <= ap

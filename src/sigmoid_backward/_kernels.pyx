@@ -357,22 +357,6 @@ cdef int threads_for(int n) noexcept nogil:
 
 # ---- Python API -----------------------------------------------------------
 
-cdef inline bint _usable(cnp.ndarray a, bint c_order) noexcept:
-    cdef int req = cnp.NPY_ARRAY_ALIGNED | (
-        cnp.NPY_ARRAY_C_CONTIGUOUS if c_order else cnp.NPY_ARRAY_F_CONTIGUOUS)
-    return (cnp.PyArray_FLAGS(a) & req) == req and cnp.PyArray_ISNOTSWAPPED(a)
-
-
-cdef inline bint _same_or_disjoint(cnp.ndarray a, cnp.ndarray out) noexcept:
-    """May the kernel read ``a`` while it writes ``out``?  Only element for
-    element: ``a`` and ``out`` have one dtype, shape and memory order, so the
-    same start address means the same view."""
-    cdef char* ap = <char*>cnp.PyArray_DATA(a)
-    cdef char* op = <char*>cnp.PyArray_DATA(out)
-    cdef Py_ssize_t nbytes = cnp.PyArray_NBYTES(out)
-    return ap == op or ap + nbytes <= op or op + nbytes <= ap
-
-
 def compute_into(cnp.ndarray g not None, cnp.ndarray y not None,
                  cnp.ndarray out not None, int nthreads):
     """Compute ``out[...] = g * (1 - y) * y`` (conjugated for complex).
@@ -395,14 +379,14 @@ def compute_into(cnp.ndarray g not None, cnp.ndarray y not None,
         raise ValueError(
             f"compute_into: operands differ: {g.dtype}{(<object>g).shape}, "
             f"{y.dtype}{(<object>y).shape}, out {out.dtype}{(<object>out).shape}")
-    if not (_usable(g, c_order) and _usable(y, c_order) and _usable(out, c_order)):
+    if not (usable(g, c_order) and usable(y, c_order) and usable(out, c_order)):
         raise ValueError("compute_into: operands must be aligned, native-endian and "
                          "contiguous in one memory order")
     if not cnp.PyArray_ISWRITEABLE(out):
         raise ValueError("compute_into: out is read-only")
     if kind < 0:
         raise TypeError(f"compute_into: unsupported dtype {out.dtype}")
-    if not (_same_or_disjoint(g, out) and _same_or_disjoint(y, out)):
+    if not (same_or_disjoint(g, out) and same_or_disjoint(y, out)):
         raise ValueError("compute_into: out partly overlaps an input")
     with nogil:
         compute(<Kind>kind, <Kind>kind, <const char*>cnp.PyArray_DATA(g), size,
