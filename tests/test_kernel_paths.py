@@ -183,11 +183,21 @@ def test_thresholds_get_set(restore_kernel_settings):
     assert _kernels.thresholds()["nt_min_bytes"] == 123
     assert _kernels.set_thresholds(parallel_share_bytes=4096)["nt_min_bytes"] == 123
     assert _kernels.thresholds()["parallel_share_bytes"] == 4096
-    with pytest.raises(ValueError, match=">= 0"):
+    with pytest.raises(ValueError, match=r"nt_min_bytes must be in \[0, 2\*\*63\), got -1"):
         _kernels.set_thresholds(nt_min_bytes=-1)
-    with pytest.raises(ValueError, match=">= 1"):
+    with pytest.raises(ValueError, match=r"parallel_share_bytes must be in \[1, 2\*\*63\)"):
         _kernels.set_thresholds(parallel_share_bytes=0)
     assert _kernels.thresholds()["nt_min_bytes"] == 123
+
+
+def test_set_thresholds_is_all_or_nothing(restore_kernel_settings):
+    before = _kernels.thresholds()
+    for bad in [dict(parallel_share_bytes=64, nt_min_bytes=2**70),
+                dict(parallel_share_bytes=2**70, nt_min_bytes=0),
+                dict(parallel_share_bytes=64, nt_min_bytes=-1)]:
+        with pytest.raises(ValueError):
+            _kernels.set_thresholds(**bad)
+        assert _kernels.thresholds() == before, bad
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)

@@ -349,12 +349,12 @@ def test_large_strided_calls_split_between_threads(dtype):
 
 def test_num_threads_is_restored_after_the_call():
     g = np.ones(4, np.float32)
-    assert _kernels.current_call_threads() == 0
+    assert _kernels.call_threads() == 0
     sigmoid_backward(g, g[:1], num_threads=2)
-    assert _kernels.current_call_threads() == 0
+    assert _kernels.call_threads() == 0
     with pytest.raises(ValueError):
         sigmoid_backward(np.ones(3), np.ones(4), num_threads=2)
-    assert _kernels.current_call_threads() == 0
+    assert _kernels.call_threads() == 0
 
 
 # ---- floating-point errors ------------------------------------------------------------------

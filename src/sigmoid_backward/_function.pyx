@@ -19,8 +19,8 @@ that NumPy's override protocol gives them what ``np.multiply`` would.
 """
 cimport numpy as cnp
 
-from sigmoid_backward._kernels cimport (Kind, call_threads, compute, kind_of, same_or_disjoint,
-                                        set_call_threads, threads_for, usable)
+from sigmoid_backward._kernels cimport (Kind, call_threads, compute, kind_of, resolve_threads,
+                                        same_or_disjoint, set_call_threads, usable)
 
 import numpy as np
 
@@ -71,7 +71,7 @@ cpdef object fast_path(object grad_output, object output, object out, int reques
         compute(<Kind>kind, <Kind>kind, <const char*>cnp.PyArray_DATA(g), size,
                 <Kind>kind, <const char*>cnp.PyArray_DATA(y), size,
                 <char*>cnp.PyArray_DATA(o), size, cnp.PyArray_SIZE(o),
-                threads_for(requested))
+                resolve_threads(requested))
     if out is None and cnp.PyArray_NDIM(o) == 0:
         return o[()]   # a NumPy scalar, as the ufunc returns
     return o

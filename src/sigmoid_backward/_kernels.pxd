@@ -18,21 +18,22 @@ cdef int kind_of(int typenum) noexcept
 # bytes past its pointer (any step, 0 included).  out has dtype `kind`; g and
 # y have theirs (g_kind, y_kind), which `kind` must hold exactly (the same,
 # or float16/bfloat16/float32 into a wider compute dtype, complex64 into
-# complex128).  out may be g or y itself (same pointer, step and dtype) but
-# must not overlap them otherwise.  Runs on at most nthreads OpenMP threads.
+# complex128).  Any overlap of out with g or y that NumPy's inner-loop
+# contract allows is computed as a forward element-by-element loop would
+# (reductions and accumulations included); out identical to an input, or
+# disjoint from both, runs on at most nthreads OpenMP threads.
 cdef void compute(Kind kind, Kind g_kind, const char *g, Py_ssize_t g_step,
                   Kind y_kind, const char *y, Py_ssize_t y_step,
                   char *out, Py_ssize_t out_step,
                   Py_ssize_t n, int nthreads) noexcept nogil
 
-# The thread count for the calling thread's next kernel call (_threads.h).
-cdef int threads_for_call() noexcept nogil
+# The threads a kernel call asking for ``requested`` uses (0: the calling
+# thread's num_threads=, else the default), capped at the CPUs (_threads.h).
+cpdef int resolve_threads(int requested) noexcept nogil
 # Make the calling thread's kernel calls use n threads (0: the default), and
 # what it was set to.
-cdef void set_call_threads(int n) noexcept nogil
-cdef int call_threads() noexcept nogil
-# The count for an explicit request of n >= 1 threads (capped at the CPUs).
-cdef int threads_for(int n) noexcept nogil
+cpdef void set_call_threads(int n) noexcept nogil
+cpdef int call_threads() noexcept nogil
 
 
 # Can the kernel read or write ``a`` in place: aligned, native-endian and

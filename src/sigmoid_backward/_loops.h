@@ -28,7 +28,11 @@
  *   ones, which widen by unpacking with zero and round with the vector
  *   forms of sb_f32_to_bf16 in _half.h.
  *
- * out may be g or y itself (in place), but must not overlap them otherwise.
+ * out may be g or y itself (in place), or lie behind an input that it
+ * overlaps (out[i] at or before g[i] in memory, as x[:-1] and x[1:]): the
+ * loops load every element of a vector, or of a block, before they store
+ * its results, and go forward.  Other overlaps are the caller's
+ * (_kernels.pyx runs them one element at a time).
  */
 #ifndef SIGMOID_BACKWARD_LOOPS_H
 #define SIGMOID_BACKWARD_LOOPS_H
@@ -37,6 +41,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_atomic.h"
 #include "_half.h"
 #include "_cpu.h"
 #include "_nontemporal.h"
@@ -340,8 +345,14 @@ static const sb_loops_t sb_loops_avx512bf16 =
 #endif
 #endif /* SB_X86_DISPATCH */
 
-/* The loops in use; sb_select_isa changes them. */
-static const sb_loops_t *sb_loops = &sb_loops_portable;
+/* The loops in use; sb_select_isa changes them, and a kernel call reads them
+ * once (sb_loops_in_use), maybe while another thread selects others. */
+static const void *sb_loops = &sb_loops_portable;
+
+static inline const sb_loops_t *sb_loops_in_use(void)
+{
+    return (const sb_loops_t *)sb_load_ptr(&sb_loops);
+}
 
 /* The ISAs this build has, slowest first, and their loops. */
 static const struct { const char *name; const sb_loops_t *loops; } sb_isas[] = {
@@ -384,7 +395,7 @@ static const char *sb_select_isa(const char *isa)
         if (isa == NULL || strcmp(isa, sb_isas[k].name) == 0) choice = sb_isas[k].loops;
     }
     if (choice == NULL) return NULL;
-    sb_loops = choice;
+    sb_store_ptr(&sb_loops, choice);
     return choice->name;
 }
 

@@ -15,6 +15,6 @@ cdef extern from "_loops.h" nogil:
                      Py_ssize_t n) noexcept nogil
         # _nontemporal.h: copies nbytes, out's whole 64-byte lines non-temporally
         void (*nt_copy)(void *dst, const void *src, size_t nbytes) noexcept nogil
-    const sb_loops_t *sb_loops
+    const sb_loops_t *sb_loops_in_use()
     int sb_isa_supported(const char *isa)
     const char *sb_select_isa(const char *isa)

@@ -1,7 +1,8 @@
 /*
- * How many OpenMP threads a kernel call uses: the C half of the thread
- * policy.  _threads.py documents the policy and validates arguments; the
- * ufunc's inner loop runs without the GIL, so the state it reads is here.
+ * How many OpenMP threads a kernel call uses, and where its team starts: the
+ * C half of the thread policy.  _threads.py documents the policy and
+ * validates arguments; the ufunc's inner loop runs without the GIL, so the
+ * state it reads is here.
  *
  * - sb_threads_set_default(n) is set_num_threads(n); 0 restores the default,
  *   which is OpenMP's limit in the calling thread (OMP_NUM_THREADS,
@@ -10,22 +11,28 @@
  *   threads until it is set back to 0: the function's num_threads= around
  *   its ufunc call.  It is thread-local, so calls from other Python threads
  *   keep their own counts.
- * - sb_threads_for_call() is the count for the next kernel call in this
- *   thread: an explicit count as given, else the default capped by OpenMP's
- *   limit; either capped at the processors this process may use, read once
- *   at import (omp_get_num_procs asks the kernel for the affinity mask, which
- *   costs more than a small call).
+ * - sb_threads_resolve(requested) is the count for a call asking for
+ *   `requested` threads (0: the calling thread's num_threads=, else the
+ *   default capped by OpenMP's limit); every count is capped at the
+ *   processors this process may use, read once at import
+ *   (omp_get_num_procs asks the kernel for the affinity mask, which costs
+ *   more than a small call), and at SB_MAX_THREADS.
  *
- * fork(): GNU libgomp keeps its thread pool across parallel regions, and a
- * child process inherits the pool's bookkeeping but not its threads, so the
- * child's first parallel region waits forever for them.  A child forked
- * after this module ran a parallel region therefore runs every call on one
- * thread (as PyTorch's data-loader workers do).  A child forked before any
- * parallel region keeps its threads.
+ * fork(): GNU libgomp keeps a pool of threads for each thread that started
+ * a parallel region, in that thread's thread-local state.  A child process
+ * inherits the forking thread's state but not the pool's threads, so a
+ * parallel region started by that thread in the child waits forever for
+ * them, whoever (us, or any other library on the same runtime) started the
+ * region in the parent.  Threads the child creates have no pool and are
+ * safe.  So after fork() the forking thread, and only it, is marked
+ * (sb_threads_must_delegate), and its multi-threaded calls start their
+ * team from a helper thread made in the child (sb_threads_delegate): the
+ * child keeps every thread, and nothing depends on who ran OpenMP before.
  */
 #ifndef SIGMOID_BACKWARD_THREADS_H
 #define SIGMOID_BACKWARD_THREADS_H
 
+#include "_atomic.h"
 #include "_openmp.h"
 
 #if defined(_MSC_VER) && !defined(__clang__)
@@ -41,34 +48,112 @@
 #  define SB_HAVE_FORK 0
 #endif
 
+/* No call asks OpenMP for more threads than this, whatever it is told. */
+#define SB_MAX_THREADS (1 << 30)
+
 static int sb_num_procs = 1;            /* processors this process may use */
 static int sb_default_threads = 0;      /* set_num_threads; 0: OpenMP's limit */
 static SB_THREAD_LOCAL int sb_call_threads = 0;   /* num_threads=; 0: default */
-/* Set before the first parallel region; a forked child that inherits it
- * set runs single-threaded (sb_forked_after_team). */
-static volatile int sb_team_started = 0;
-static volatile int sb_forked_after_team = 0;
 
-#if SB_HAVE_FORK
+/* ---- fork(): a helper thread for the thread that forked ---------------- */
+
+#if SB_HAVE_FORK && defined(_OPENMP)
+/* Set in the child, in the forking thread only (thread-local). */
+static SB_THREAD_LOCAL int sb_forked_here = 0;
+
+/* One helper thread per process, made on first use; the caller hands it a
+ * task and waits.  state: 0 idle, 1 task posted, 2 task done. */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    int started, state;
+    void (*task)(void *);
+    void *arg;
+} sb_helper = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, NULL, NULL};
+
+static void *sb_helper_main(void *unused)
+{
+    (void)unused;
+    pthread_mutex_lock(&sb_helper.lock);
+    for (;;) {
+        while (sb_helper.state != 1) pthread_cond_wait(&sb_helper.changed, &sb_helper.lock);
+        pthread_mutex_unlock(&sb_helper.lock);
+        sb_helper.task(sb_helper.arg);
+        pthread_mutex_lock(&sb_helper.lock);
+        sb_helper.state = 2;
+        pthread_cond_broadcast(&sb_helper.changed);
+    }
+    return NULL;
+}
+
 static void sb_threads_after_fork_in_child(void)
 {
-    if (sb_team_started) sb_forked_after_team = 1;
+    sb_forked_here = 1;
+    /* The parent's helper thread, if any, did not come along; the lock may
+     * have been held by it at the fork. */
+    pthread_mutex_init(&sb_helper.lock, NULL);
+    pthread_cond_init(&sb_helper.changed, NULL);
+    sb_helper.started = 0;
+    sb_helper.state = 0;
+}
+
+static inline int sb_threads_must_delegate(void) { return sb_forked_here; }
+
+/* Run task(arg) on the helper thread and wait for it.  Returns 0, or -1
+ * (nothing run) when no helper thread could be made. */
+static int sb_threads_delegate(void (*task)(void *), void *arg)
+{
+    pthread_mutex_lock(&sb_helper.lock);
+    if (!sb_helper.started) {
+        pthread_t thread;
+        pthread_attr_t attr;
+        int failed = pthread_attr_init(&attr);
+        if (!failed) {
+            pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+            failed = pthread_create(&thread, &attr, sb_helper_main, NULL);
+            pthread_attr_destroy(&attr);
+        }
+        if (failed) {
+            pthread_mutex_unlock(&sb_helper.lock);
+            return -1;
+        }
+        sb_helper.started = 1;
+    }
+    while (sb_helper.state != 0) pthread_cond_wait(&sb_helper.changed, &sb_helper.lock);
+    sb_helper.task = task;
+    sb_helper.arg = arg;
+    sb_helper.state = 1;
+    pthread_cond_broadcast(&sb_helper.changed);
+    while (sb_helper.state != 2) pthread_cond_wait(&sb_helper.changed, &sb_helper.lock);
+    sb_helper.state = 0;
+    pthread_cond_broadcast(&sb_helper.changed);
+    pthread_mutex_unlock(&sb_helper.lock);
+    return 0;
+}
+#else
+static inline int sb_threads_must_delegate(void) { return 0; }
+static inline int sb_threads_delegate(void (*task)(void *), void *arg)
+{
+    (void)task; (void)arg;
+    return -1;
 }
 #endif
 
 /* Once, at import. */
 static void sb_threads_init(void)
 {
-    sb_num_procs = sb_omp_num_procs();
-    if (sb_num_procs < 1) sb_num_procs = 1;
+    int procs = sb_omp_num_procs();
+    sb_store_int(&sb_num_procs, procs < 1 ? 1 : procs);
 #if SB_HAVE_FORK && defined(_OPENMP)
     pthread_atfork(NULL, NULL, sb_threads_after_fork_in_child);
 #endif
 }
 
-static inline void sb_threads_set_default(int n) { sb_default_threads = n > 0 ? n : 0; }
+static inline void sb_threads_set_default(int n) { sb_store_int(&sb_default_threads, n > 0 ? n : 0); }
+static inline int sb_threads_get_default_setting(void) { return sb_load_int(&sb_default_threads); }
 static inline void sb_threads_set_call(int n) { sb_call_threads = n > 0 ? n : 0; }
 static inline int sb_threads_call(void) { return sb_call_threads; }
+static inline int sb_threads_procs(void) { return sb_load_int(&sb_num_procs); }
 
 /* OpenMP's limit in the calling thread, or the processors when it makes no
  * sense: LLVM's libomp turns OMP_NUM_THREADS=garbage into a negative limit
@@ -76,24 +161,26 @@ static inline int sb_threads_call(void) { return sb_call_threads; }
 static inline int sb_threads_limit(void)
 {
     const int limit = sb_omp_max_threads();
-    return limit >= 1 ? limit : sb_num_procs;
+    return limit >= 1 ? limit : sb_threads_procs();
 }
 
 /* The default count: set_num_threads, else OpenMP's limit; 1 without
- * OpenMP or in a child forked after a parallel region. */
+ * OpenMP. */
 static inline int sb_threads_default(void)
 {
-    if (!sb_openmp_enabled() || sb_forked_after_team) return 1;
-    return sb_default_threads ? sb_default_threads : sb_threads_limit();
+    if (!sb_openmp_enabled()) return 1;
+    const int set = sb_threads_get_default_setting();
+    return set ? set : sb_threads_limit();
 }
 
-/* The count for `requested` threads (0: the caller's default): an explicit
- * count as given, the default capped by OpenMP's limit, both capped at the
- * processors. */
-static inline int sb_threads_for(int requested)
+/* The count for a call asking for `requested` threads (0: the calling
+ * thread's num_threads=, else the default capped by OpenMP's limit), capped
+ * at the processors. */
+static inline int sb_threads_resolve(int requested)
 {
     int n;
-    if (!sb_openmp_enabled() || sb_forked_after_team) return 1;
+    if (!sb_openmp_enabled()) return 1;
+    if (requested <= 0) requested = sb_call_threads;
     if (requested > 0) {
         n = requested;
     } else {
@@ -101,14 +188,9 @@ static inline int sb_threads_for(int requested)
         n = sb_threads_default();
         if (n > limit) n = limit;
     }
-    if (n > sb_num_procs) n = sb_num_procs;
+    const int procs = sb_threads_procs();
+    if (n > procs) n = procs;
     return n < 1 ? 1 : n;
 }
-
-/* The count for the calling thread's next kernel call. */
-static inline int sb_threads_for_call(void) { return sb_threads_for(sb_call_threads); }
-
-/* Record that a parallel region is about to run (see fork() above). */
-static inline void sb_threads_team_starts(void) { sb_team_started = 1; }
 
 #endif /* SIGMOID_BACKWARD_THREADS_H */

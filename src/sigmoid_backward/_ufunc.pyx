@@ -23,7 +23,7 @@ from cpython.object cimport PyObject
 from cpython.pycapsule cimport PyCapsule_New
 
 from sigmoid_backward._kernels cimport (Kind, KIND_F16, KIND_F32, KIND_F64, KIND_C64,
-                                        KIND_C128, KIND_BF16, compute, threads_for_call)
+                                        KIND_C128, KIND_BF16, compute, resolve_threads)
 
 import numpy as np
 import ml_dtypes
@@ -51,7 +51,7 @@ cdef void _inner_loop(char **args, const cnp.npy_intp *dimensions,
     cdef intptr_t kinds = <intptr_t>data
     compute(<Kind>(kinds & 15), <Kind>((kinds >> 4) & 15), args[0], steps[0],
             <Kind>((kinds >> 8) & 15), args[1], steps[1],
-            args[2], steps[2], dimensions[0], threads_for_call())
+            args[2], steps[2], dimensions[0], resolve_threads(0))
 
 
 cdef bytes _DOC = b"""\
