@@ -28,17 +28,34 @@ def _expected(g, y, **kwargs):
 def test_is_a_numpy_ufunc():
     assert isinstance(ufunc, np.ufunc)
     assert (ufunc.__name__, ufunc.nin, ufunc.nout, ufunc.nargs) == ("sigmoid_backward", 2, 1, 3)
-    # A loop for every pair of NumPy's five dtypes (the bfloat16 loops are
-    # registered apart, as user-type loops), each computing in the pair's
-    # promotion.
-    codes = "efdFD"
-    assert len(ufunc.types) == 25 and {"ee->e", "ff->f", "dd->d", "FF->F", "DD->D",
-                                       "ef->f", "fd->d", "dF->D", "Fd->D"} <= set(ufunc.types)
-    assert all(t[0] in codes and t[1] in codes for t in ufunc.types)
     assert "grad_output * (1 - output) * output" in ufunc.__doc__
     assert sbm.ufunc is ufunc
-    g = np.ones(3, BF16)
-    assert ufunc(g, g).dtype == BF16   # the bfloat16 loop of RegisterLoopForType
+
+
+@pytest.mark.parametrize("g", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("y", ALL_DTYPES, ids=str)
+def test_a_loop_for_every_pair_of_dtypes(g, y):
+    # Each pair runs its own loop, with no cast of either input, computing in
+    # the pair's promotion; a loop that widens an input says so to NumPy
+    # (a 'safe' cast), as np.multiply's float32-to-float64 cast does.
+    result = _dtypes.result_dtype(np.empty(0, g), np.empty(0, y))
+    assert ufunc.resolve_dtypes((g, y, None)) == (g, y, result)
+    assert ufunc.resolve_dtypes((g, y, None), casting="safe") == (g, y, result)
+    if g == y == result:
+        assert ufunc.resolve_dtypes((g, y, None), casting="no") == (g, y, result)
+    else:
+        with pytest.raises(TypeError, match="casting rule 'no'"):
+            ufunc.resolve_dtypes((g, y, None), casting="no")
+
+
+@pytest.mark.skipif(not hasattr(np.multiply, "__dict__"), reason="NumPy 2.0 ufuncs have no __dict__")
+def test_names_as_numpys_ufuncs_have_them():
+    assert ufunc.__qualname__ == ufunc.__name__ == "sigmoid_backward"
+    assert ufunc.__module__ == "sigmoid_backward._ufunc"
+    # numpy.ma wraps a binary ufunc by these names
+    masked = np.ma.core._MaskedBinaryOperation(ufunc)
+    result = masked(np.ma.array([1.0, 2.0], mask=[False, True]), 0.5)
+    assert result.mask.tolist() == [False, True] and result[0] == 0.25
 
 
 def test_pickles_by_name():
@@ -74,9 +91,15 @@ def test_where(dtype):
 def test_casting():
     f32, f64 = np.ones(3, np.float32), np.full(3, 0.5)
     for call in CALLERS.values():
-        # float32 with float64 has a loop of its own that widens as it
-        # reads: no cast, so casting='no' allows it.  An integer needs one.
-        assert call(f32, f64, casting="no").dtype == np.float64
+        # float32 with float64 has a loop of its own, which widens float32
+        # as it reads it: a 'safe' cast, which 'no' and 'equiv' refuse, as
+        # for np.multiply.  An integer needs a cast NumPy makes.
+        for casting in ("no", "equiv"):
+            with pytest.raises(TypeError, match=f"casting rule '{casting}'"):
+                call(f32, f64, casting=casting)
+            with pytest.raises(TypeError, match=f"casting rule '{casting}'"):
+                np.multiply(f32, f64, casting=casting)
+        assert call(f32, f64, casting="safe").dtype == np.float64
         with pytest.raises(TypeError, match="casting rule 'no'"):
             call(f32, np.ones(3, np.int32), casting="no")
         assert call(f32, f32, casting="no").dtype == np.float32
@@ -87,6 +110,24 @@ def test_casting():
         assert (out == 0.25).all()
         with pytest.raises(TypeError, match="casting rule 'same_kind'"):
             call(np.ones(3, np.complex64), f32, dtype=np.float32)
+
+
+@pytest.mark.parametrize("casting", ["same_kind", "unsafe"])
+@pytest.mark.parametrize("g,y", [
+    (np.array([1 + 1j, 2j], np.complex64), np.full(2, 0.5, np.complex64)),
+    (np.ones(2, BF16), 1j),
+    (np.ones(2, np.float32), np.full(2, 0.5, np.complex128)),
+], ids=["complex64", "python-complex", "float32-with-complex128"])
+def test_complex_never_becomes_bfloat16(g, y, casting):
+    # ml_dtypes lets complex cast to bfloat16, dropping the imaginary part;
+    # NumPy never casts complex to a real dtype under 'same_kind'.
+    for name, call in CALLERS.items():
+        with pytest.raises(TypeError, match="complex .*never cast to dtype="):
+            call(g, y, dtype=BF16, casting=casting)
+    out = np.full(2, 7, BF16)
+    with pytest.raises(TypeError, match="complex"):
+        sigmoid_backward(g, y, out=out, casting=casting)
+    assert (out == 7).all()
 
 
 @pytest.mark.parametrize("order", ["C", "F", "A", "K"])

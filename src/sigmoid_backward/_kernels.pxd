@@ -11,7 +11,7 @@ cdef enum Kind:
     KIND_BF16
 
 # The Kind of a NumPy type number, or -1 when the kernels do not support it.
-cdef int kind_of(int typenum) noexcept
+cdef int kind_of(int typenum) noexcept nogil
 
 # out[i] = g[i] * (1 - y[i]) * y[i] (conjugated for complex) for i < n, in
 # the compute dtype `kind`, where element i of each operand lies i * step

@@ -109,7 +109,7 @@ sb_threads_init()
 sb_select_isa(NULL)
 
 
-cdef int kind_of(int typenum) noexcept:
+cdef int kind_of(int typenum) noexcept nogil:
     if typenum == cnp.NPY_FLOAT:
         return KIND_F32
     if typenum == cnp.NPY_DOUBLE:

@@ -61,6 +61,13 @@ static int sb_is_integer_result(PyArray_DTypeMeta *dt)
             && dt->type_num >= NPY_BOOL && dt->type_num <= NPY_ULONGLONG);
 }
 
+static int sb_is_complex(PyArray_DTypeMeta *dt)
+{
+    return dt == &PyArray_PyComplexDType
+        || (!(dt->flags & NPY_DT_ABSTRACT)
+            && dt->type_num >= NPY_CFLOAT && dt->type_num <= NPY_CLONGDOUBLE);
+}
+
 static const char *sb_dtype_name(PyArray_DTypeMeta *dt)
 {
     return ((PyTypeObject *)dt)->tp_name;
@@ -115,8 +122,38 @@ static PyArray_DTypeMeta *sb_promote(PyArray_DTypeMeta *g, PyArray_DTypeMeta *y)
     return chosen;
 }
 
-/* PyArrayMethod_PromoterFunction: the loop's DTypes for op_dtypes.  The
- * signature's DTypes (from dtype= or signature=) are kept as they are. */
+/* NumPy forbids casting complex to a real dtype under 'same_kind', but
+ * ml_dtypes lets complex cast to bfloat16 (dropping the imaginary part), so
+ * NumPy would accept it for a bfloat16 dtype= or out=.  Refused here, under
+ * every casting rule: a complex value never becomes a bfloat16 one.
+ * op_dtypes: the inputs' DTypes (a dtype= call), or NULL; result: the
+ * compute DType (an out= call), or NULL. */
+static int sb_refuse_complex_into_bfloat16(PyArray_DTypeMeta *const op_dtypes[],
+                                           PyArray_DTypeMeta *result, const char *what)
+{
+    static const char *const names[2] = {"grad_output", "output"};
+    for (int i = 0; op_dtypes != NULL && i < 2; i++) {
+        if (op_dtypes[i] != NULL && sb_is_complex(op_dtypes[i])) {
+            PyErr_Format(PyExc_TypeError,
+                "sigmoid_backward: %s is complex (%s), and a complex value is never cast "
+                "to %s's bfloat16; compute in complex and take .real first",
+                names[i], sb_dtype_name(op_dtypes[i]), what);
+            return -1;
+        }
+    }
+    if (result != NULL && sb_is_complex(result)) {
+        PyErr_Format(PyExc_TypeError,
+            "sigmoid_backward: the result is complex (%s), and a complex value is never "
+            "cast to %s's bfloat16; compute in complex and take .real first",
+            sb_dtype_name(result), what);
+        return -1;
+    }
+    return 0;
+}
+
+/* PyArrayMethod_PromoterFunction: the loop's DTypes for op_dtypes (op_dtypes[2]
+ * is out's DType when out= is given).  The signature's DTypes (from dtype=
+ * or signature=) are kept as they are. */
 static int sb_promoter(PyObject *NPY_UNUSED(ufunc),
                        PyArray_DTypeMeta *const op_dtypes[],
                        PyArray_DTypeMeta *const signature[],
@@ -130,6 +167,9 @@ static int sb_promoter(PyObject *NPY_UNUSED(ufunc),
                 SB_SUPPORTED_NAMES, (PyObject *)signature[2]->singleton);
             return -1;
         }
+        if (signature[2] == sb_bfloat16_dtype
+                && sb_refuse_complex_into_bfloat16(op_dtypes, NULL, "dtype=") < 0)
+            return -1;
         result = signature[2];
         Py_INCREF(result);
     }
@@ -138,6 +178,11 @@ static int sb_promoter(PyObject *NPY_UNUSED(ufunc),
         PyArray_DTypeMeta *g = op_dtypes[0] != NULL ? op_dtypes[0] : op_dtypes[1];
         result = sb_promote(g, op_dtypes[1]);
         if (result == NULL) return -1;
+        if (op_dtypes[2] == sb_bfloat16_dtype
+                && sb_refuse_complex_into_bfloat16(NULL, result, "out=") < 0) {
+            Py_DECREF(result);
+            return -1;
+        }
     }
     for (int i = 0; i < 3; i++) {
         new_op_dtypes[i] = signature[i] != NULL ? signature[i] : result;
