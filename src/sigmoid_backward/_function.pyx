@@ -1,21 +1,23 @@
 # cython: language_level=3
 """``sigmoid_backward.sigmoid_backward``: the ufunc, plus a thread argument.
 
-Every call is ``sigmoid_backward.ufunc(...)`` with ``num_threads=`` applied
-to the kernel calls it makes, with two additions:
+Every call is ``sigmoid_backward.ufunc(...)`` with the same arguments, and
+``num_threads=`` applied to the kernel calls it makes: the inputs reach the
+ufunc as they are, so that the function gives every object what the ufunc
+(and ``np.multiply``) gives it, ``__array_wrap__`` and overrides included.
+What it adds (_arguments.py):
 
 - the common case (exact ndarrays of one supported dtype and one shape,
-  aligned, native-endian, contiguous; ``out`` absent or like them; no other
-  option) runs entirely in C, without NumPy's ufunc machinery, whose setup
-  costs more than the kernel below a few thousand elements.  It returns
-  exactly what the ufunc returns;
-- DLPack producers (PyTorch tensors, JAX arrays) are imported without a
-  copy, bfloat16 included (_inputs.py), and arguments NumPy cannot make an
-  array of get an error that names them.
-
-Objects that implement ``__array_ufunc__`` (xarray, pandas, Dask,
-``numpy.ma``, ndarray subclasses) are passed to the ufunc untouched, so
-that NumPy's override protocol gives them what ``np.multiply`` would.
+  aligned, native-endian, contiguous; ``out`` absent or like them, and not
+  partly overlapping them; no other option) runs entirely in C, without
+  NumPy's ufunc machinery, whose setup costs more than the kernel below a
+  few thousand elements.  It returns exactly what the ufunc returns;
+- ``out=`` takes any writable buffer-protocol object, and is returned;
+- DLPack producers NumPy cannot read (bfloat16 PyTorch tensors, say) are
+  imported without a copy (_inputs.py);
+- errors that name the argument: inputs NumPy cannot make an array of, a
+  Python int beyond float64, raw bytes without a dtype, a complex result
+  into a bfloat16 ``out``.
 """
 cimport numpy as cnp
 
@@ -24,15 +26,10 @@ from sigmoid_backward._kernels cimport (Kind, call_threads, compute, kind_of, re
 
 import numpy as np
 
-from . import _threads
-from ._dtypes import BFLOAT16 as _BFLOAT16
-from ._inputs import as_array as _as_array
+from . import _arguments, _threads
 from ._ufunc import ufunc as _ufunc
 
 cnp.import_array()
-
-_PYTHON_SCALARS = (float, int, complex, bool)
-
 
 cpdef object fast_path(object grad_output, object output, object out, int requested):
     """The call in C when it is the common case, else None (the ufunc's).
@@ -77,22 +74,6 @@ cpdef object fast_path(object grad_output, object output, object out, int reques
     return o
 
 
-cdef object _operand(object x, str name):
-    """What the ufunc gets for an input: NumPy's protocols where they apply,
-    else an array made here (DLPack import, errors that name ``name``)."""
-    if type(x) is np.ndarray or type(x) in _PYTHON_SCALARS:
-        if type(x) is int:
-            try:
-                float(x)
-            except OverflowError:
-                raise OverflowError(f"{name}: the Python int does not fit in float64 "
-                                    f"({x.bit_length()} bits)") from None
-        return x
-    if hasattr(type(x), "__array_ufunc__"):
-        return x   # ndarray subclasses, overrides: NumPy dispatches them
-    return _as_array(x, name)
-
-
 def sigmoid_backward(grad_output, output, /, out=None, *, where=True,
                      casting="same_kind", order="K", dtype=None, subok=True,
                      num_threads=None):
@@ -117,11 +98,14 @@ def sigmoid_backward(grad_output, output, /, out=None, *, where=True,
     output : array_like or DLPack producer
         The sigmoid's forward output ``y = sigmoid(x)``.  Broadcasts against
         ``grad_output`` by NumPy's rules.
-    out : ndarray or tuple of one ndarray, optional
+    out : ndarray, writable buffer, or tuple of one, optional
         Where to write the result: the inputs must broadcast to its shape
         (usually their broadcast shape).  The result is cast to its dtype
-        under ``casting``.  It may be one of the
-        inputs (in place); any other overlap is handled as NumPy does.
+        under ``casting``.  It may be one of the inputs (in place); any
+        other overlap is handled as NumPy does.  Any writable
+        buffer-protocol object (``memoryview``, ``array.array``, a Cython
+        typed memoryview) is written through an array view of its memory,
+        and returned.
     where : array_like of bool, optional
         Compute only where True; elsewhere ``out`` keeps its values (and a
         new output is left uninitialised), as for any ufunc.
@@ -154,8 +138,10 @@ def sigmoid_backward(grad_output, output, /, out=None, *, where=True,
     ------
     TypeError
         For an unsupported dtype, a cast that ``casting`` forbids (a complex
-        result into a bfloat16 ``out`` included), or an input that is no
-        array.
+        result into a bfloat16 ``out`` included), an input that is no
+        array, raw bytes (``bytes``, ``bytearray``, ``mmap``: wrap them with
+        ``np.frombuffer(..., dtype=...)``), or an ``out`` that is neither an
+        ndarray nor a writable buffer.
     ValueError
         For shapes that do not broadcast, or an ``out`` of the wrong shape
         or read-only.  Nothing is written to ``out`` when an error is raised.
@@ -181,14 +167,14 @@ def sigmoid_backward(grad_output, output, /, out=None, *, where=True,
         result = fast_path(grad_output, output, out, requested)
         if result is not None:
             return result
-    g = _operand(grad_output, "grad_output")
-    y = _operand(output, "output")
+    _arguments.check_input(grad_output, "grad_output")
+    _arguments.check_input(output, "output")
     # Only the options the caller changed, as a ufunc call spells them: an
     # __array_ufunc__ override (Dask's, for one) may refuse the others.
     kwargs = {}
     if out is not None:
-        _check_complex_into_bfloat16(g, y, out, dtype)
-        kwargs["out"] = out
+        kwargs["out"] = _arguments.as_out(out)
+        _arguments.refuse_complex_into_bfloat16(_ufunc, grad_output, output, kwargs["out"], dtype)
     if where is not True:
         kwargs["where"] = where
     if casting != "same_kind":
@@ -202,32 +188,13 @@ def sigmoid_backward(grad_output, output, /, out=None, *, where=True,
     previous = call_threads()
     set_call_threads(requested)
     try:
-        return _ufunc(g, y, **kwargs)
+        try:
+            result = _ufunc(grad_output, output, **kwargs)
+        except Exception as error:
+            g, y = _arguments.after_failure(error, grad_output, output)
+            result = _ufunc(g, y, **kwargs)
     finally:
         set_call_threads(previous)
-
-
-cdef _check_complex_into_bfloat16(g, y, out, dtype):
-    """ml_dtypes lets complex cast to bfloat16 under 'same_kind' (dropping the
-    imaginary part), where NumPy forbids complex to any real dtype; the
-    function keeps NumPy's rule."""
-    outs = out if isinstance(out, tuple) else (out,)
-    if not any(isinstance(o, np.ndarray) and o.dtype == _BFLOAT16 for o in outs):
-        return
-    try:
-        compute_dtype = _ufunc.resolve_dtypes(
-            (_dtype_or_type(g), _dtype_or_type(y), None),
-            signature=(None, None, None if dtype is None else np.dtype(dtype).type))[2]
-    except (TypeError, ValueError):
-        return   # the ufunc call reports it
-    if compute_dtype.kind == "c":
-        raise TypeError(f"cannot cast the result from {compute_dtype} to out's dtype "
-                        f"{_BFLOAT16} under the 'same_kind' rule: complex to real")
-
-
-cdef _dtype_or_type(x):
-    if type(x) is bool:
-        return np.dtype(bool)
-    if type(x) in _PYTHON_SCALARS:
-        return type(x)
-    return np.asarray(x).dtype if not hasattr(x, "dtype") else x.dtype
+    if out is not None and kwargs["out"] is not out:
+        return _arguments.returned_out(out)   # a buffer the ufunc wrote through a view
+    return result
