@@ -8,12 +8,14 @@ lowers; OpenMP's limit also caps a default set with :func:`set_num_threads`.
 An explicit argument is not overridden by it, as in scikit-learn.  Every
 count is capped at the CPUs this process may use: more threads than that
 never help, and a huge count must not ask OpenMP for thousands of threads.
-Arrays below 128 KiB run on one thread.  The count never changes results,
-only speed.
+A call wakes no more threads than its output pays for (at least
+``parallel_share_bytes`` of it each, _thresholds.py), so small arrays run
+on one thread.  The count never changes results, only speed.
 
-Two cases run on one thread whatever is asked: a build without OpenMP, and
-a child process forked after a multi-threaded call (GNU OpenMP's threads do
-not survive ``fork()``, and waiting for them would hang the child).
+A build without OpenMP runs on one thread whatever is asked.  A child
+process made by ``fork()`` keeps its threads: GNU OpenMP's threads do not
+survive the fork, so the thread that forked starts its teams from a helper
+thread made in the child (_threads.h), whoever ran OpenMP in the parent.
 
 The state lives in C (_threads.h), where the ufunc's inner loop reads it
 without the GIL; this module validates arguments and documents it.
@@ -40,8 +42,7 @@ def check(n, name):
 def get_num_threads():
     """The default thread count: :func:`set_num_threads`, else OpenMP's limit
     in the calling thread (``OMP_NUM_THREADS``, threadpoolctl), else the CPUs
-    this process may use; 1 in a build without OpenMP and in a child forked
-    after a multi-threaded call.  A call without ``num_threads`` uses at
+    this process may use; 1 in a build without OpenMP.  A call without ``num_threads`` uses at
     most this many, and at most the CPUs."""
     return _kernels.default_threads()
 
