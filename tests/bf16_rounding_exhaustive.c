@@ -1,6 +1,6 @@
 /*
  * Every float32 bit pattern through each vector bfloat16 rounding of
- * _half.h (AVX2, AVX-512, AVX512-BF16 with its subnormal fix-up), against
+ * _simd.h (AVX2, AVX-512, AVX512-BF16 with its subnormal fix-up), against
  * the scalar sb_f32_to_bf16: all 2^32 inputs, NaN payloads included, bit
  * for bit.  Run by tests/test_bf16_rounding_exhaustive.py (slow); by hand:
  *
@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "_loops.h"
+#include "_dispatch.h"
 
 #if SB_X86_DISPATCH
 /* The roundings take two float32 vectors in the order the loops' unpacks
@@ -95,7 +95,8 @@ int main(void)
         {NULL, NULL},
     };
     for (int k = 0; cases[k].isa != NULL; k++) {
-        if (!sb_isa_supported(cases[k].isa)) {
+        const int isa = sb_isa_named(cases[k].isa);
+        if (isa < 0 || !sb_isa_supported(isa)) {
             printf("%s skipped\n", cases[k].isa);
             continue;
         }

@@ -47,14 +47,14 @@ def _missing():
         return f"needs the source tree ({SRC})"
     return None
 
-# The dtypes by the names the program takes (those of sb_loops' fields).
-DTYPES = dict(zip(["f16", "bf16", "f32", "f64", "c64", "c128"], ALL_DTYPES, strict=True))
+# The dtypes by the names the program takes (the C table's).
+DTYPES = {dt.name: dt for dt in ALL_DTYPES}
 
 PROGRAM = r"""
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "_loops.h"
+#include "_dispatch.h"
 
 /* usage: prog DTYPE N G Y OUT -- reads N elements of G and Y, writes OUT.
  * Exit 2: bad use; 3: in-place or non-temporal results differ. */
@@ -72,21 +72,21 @@ typedef void (*loop_t)(const void *, const void *, void *, ptrdiff_t);
 int main(int argc, char **argv)
 {
     if (argc != 6) return 2;
+    sb_dispatch_init();
     const char *isa = sb_select_isa(NULL);
-    if (isa == NULL || strcmp(isa, "portable") != 0 || sb_isa_supported("avx2")) {
+    if (isa == NULL || strcmp(isa, "portable") != 0 || sb_num_isas() != 1) {
         fprintf(stderr, "expected the portable loops only, got %s\n", isa ? isa : "NULL");
         return 2;
     }
-    const char *dt = argv[1];
+    /* the dtype by its name in the table (_dtypes.h) */
+    int kind = -1;
+    for (int k = 0; k < SB_NUM_KINDS; k++)
+        if (!strcmp(argv[1], sb_kind_names[k])) kind = k;
+    if (kind < 0) return 2;
     const ptrdiff_t n = atol(argv[2]);
-    loop_t loop; size_t item; ptrdiff_t count = n;
-    if (!strcmp(dt, "f32")) { loop = (loop_t)sb_loops->f32; item = 4; }
-    else if (!strcmp(dt, "f64")) { loop = (loop_t)sb_loops->f64; item = 8; }
-    else if (!strcmp(dt, "c64")) { loop = (loop_t)sb_loops->c64; item = 8; }
-    else if (!strcmp(dt, "c128")) { loop = (loop_t)sb_loops->c128; item = 16; }
-    else if (!strcmp(dt, "f16")) { loop = (loop_t)sb_loops->f16; item = 2; }
-    else if (!strcmp(dt, "bf16")) { loop = (loop_t)sb_loops->bf16; item = 2; }
-    else return 2;
+    const loop_t loop = sb_loop_for(sb_loops_in_use(), kind);
+    const size_t item = (size_t)sb_kind_sizes[kind];
+    const ptrdiff_t count = n;
     const size_t nbytes = (size_t)n * item;
     char *g = slurp(argv[3], nbytes), *y = slurp(argv[4], nbytes);
     char *out = malloc(nbytes + 64), *again = malloc(nbytes + 64), *block = malloc(nbytes + 64);
@@ -101,7 +101,7 @@ int main(int argc, char **argv)
     if (memcmp(again, out, nbytes)) { fprintf(stderr, "out == y differs\n"); return 3; }
     /* the streaming path: compute into a block, copy it to a misaligned out */
     loop(g, y, block, count);
-    sb_loops->nt_copy(again + 8, block, nbytes);
+    sb_loops_in_use()->nt_copy(again + 8, block, nbytes);
     sb_nt_fence();
     if (memcmp(again + 8, out, nbytes)) { fprintf(stderr, "nt_copy differs\n"); return 3; }
     FILE *f = fopen(argv[5], "wb");
@@ -177,7 +177,7 @@ def random_bits(rng, n, dtype):
     return rng.integers(0, 256, n * dt.itemsize, dtype=np.uint8).view(dt)
 
 
-@pytest.mark.parametrize("name", ["f16", "bf16"])
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
 def test_16_bit_exhaustive(program, name):
     """Every bit pattern as y against cycled specials and random g, then
     every bit pattern as g against cycled specials and random y."""
@@ -195,7 +195,7 @@ def test_special_values_every_pair(program, name):
     assert_same(run(program, name, g, y), expected(g, y, name))
 
 
-@pytest.mark.parametrize("name", ["f32", "f64", "c64", "c128"])
+@pytest.mark.parametrize("name", ["float32", "float64", "complex64", "complex128"])
 def test_random_values_and_bit_patterns(program, name):
     dt = DTYPES[name]
     rng = np.random.default_rng(64)

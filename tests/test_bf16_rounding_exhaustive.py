@@ -1,4 +1,4 @@
-"""The vector bfloat16 roundings of _half.h against the scalar one on all
+"""The vector bfloat16 roundings of _simd.h against the scalar one on all
 2^32 float32 bit patterns (tests/bf16_rounding_exhaustive.c), for every
 ISA this CPU runs.  The kernel tests reach the roundings only through
 g * (1 - y) * y of 16-bit inputs; this reaches every float32, NaN payloads
@@ -20,7 +20,7 @@ def test_vector_bfloat16_rounding_on_every_float32(tmp_path):
     if platform.machine().lower() not in ("x86_64", "amd64"):
         pytest.skip("the vector roundings are x86-64 code")
     cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
-    if cc is None or not (HEADERS / "_half.h").exists():
+    if cc is None or not (HEADERS / "_simd.h").exists():
         pytest.skip("needs a C compiler and the source tree")
     exe = tmp_path / "bf16x"
     subprocess.run([cc, "-O2", "-std=c11", "-ffp-contract=off", "-fno-fast-math",

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sigmoid_backward import _dtypes, reference
+from sigmoid_backward import reference
 from sigmoid_backward import sigmoid_backward as sb
 
 from helpers import ALL_DTYPES, BF16, assert_same, interrupted, rss_bytes, run_threads, zero_strided
@@ -126,7 +126,7 @@ def _expected_error(g, y, out, dtype):
     inputs broadcast to out's shape, out is writeable, and the result casts
     to out's dtype under 'same_kind' (NumPy's cast table, ml_dtypes' for
     bfloat16); and complex is never cast to bfloat16."""
-    dt = np.dtype(dtype) if dtype is not None else _dtypes.result_dtype(g, y)
+    dt = np.dtype(dtype) if dtype is not None else reference.result_dtype(g, y)
     shape = np.broadcast_shapes(np.shape(g), np.shape(y))
     try:
         fits = np.broadcast_shapes(shape, out.shape) == out.shape

@@ -23,7 +23,7 @@
 #endif
 
 #if SB_X86_DISPATCH
-/* The target attributes of the per-ISA code (_half.h, _loops.h). */
+/* The target attributes of the per-ISA code (_simd.h, _loops.h). */
 #  define SB_AVX2 __attribute__((target("avx2,f16c")))
 #  define SB_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c")))
 /* AVX512-BF16 intrinsics arrived in GCC 10 and clang 9. */
@@ -45,7 +45,6 @@ enum {
     SB_CPU_F16C = 1 << 1,
     SB_CPU_AVX512 = 1 << 2,      /* AVX-512 F, BW, VL and DQ, OS saving ZMM */
     SB_CPU_AVX512_BF16 = 1 << 3,
-    SB_CPU_AVX512_FP16 = 1 << 4,
 };
 
 #if SB_X86_DISPATCH
@@ -87,7 +86,6 @@ static inline int sb_cpu_features_read(void)
     if (zmm && (l7[1] & avx512) == avx512) {
         features |= SB_CPU_AVX512;
         if ((l7s1[0] >> 5) & 1) features |= SB_CPU_AVX512_BF16;
-        if ((l7[3] >> 23) & 1) features |= SB_CPU_AVX512_FP16;
     }
 #endif
     return features;

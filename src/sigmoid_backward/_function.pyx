@@ -21,8 +21,8 @@ What it adds (_arguments.py):
 """
 cimport numpy as cnp
 
-from sigmoid_backward._kernels cimport (Kind, call_threads, compute, kind_of, resolve_threads,
-                                        same_or_disjoint, set_call_threads, usable)
+from sigmoid_backward._kernels cimport (DIRECT, Kind, call_threads, compute, direct, kind_of,
+                                        resolve_threads, set_call_threads)
 
 import numpy as np
 
@@ -39,34 +39,32 @@ cpdef object fast_path(object grad_output, object output, object out, int reques
     exactly what the ufunc returns.
     """
     cdef cnp.ndarray g, y, o
-    cdef int typenum, kind
     cdef bint c_order = True
     cdef Py_ssize_t size
+    cdef Kind kind
     if type(grad_output) is not np.ndarray or type(output) is not np.ndarray:
         return None
     g = grad_output
     y = output
-    typenum = cnp.PyArray_TYPE(g)
-    kind = kind_of(typenum)
-    if kind < 0 or cnp.PyArray_TYPE(y) != typenum or not cnp.PyArray_SAMESHAPE(g, y):
-        return None
-    if out is not None:
+    if out is None:
+        # Both like g, which a new out will be like.
+        if direct(g, g, True, False) != DIRECT or direct(y, g, True, False) != DIRECT:
+            return None
+    else:
         if type(out) is not np.ndarray:
             return None
         o = out
         c_order = cnp.PyArray_IS_C_CONTIGUOUS(o)
-        if (cnp.PyArray_TYPE(o) != typenum or not cnp.PyArray_SAMESHAPE(g, o)
-                or not cnp.PyArray_ISWRITEABLE(o) or not usable(o, c_order)
-                or not (same_or_disjoint(g, o) and same_or_disjoint(y, o))):
+        if (direct(o, o, c_order, True) != DIRECT or direct(g, o, c_order, False) != DIRECT
+                or direct(y, o, c_order, False) != DIRECT):
             return None
-    if not (usable(g, c_order) and usable(y, c_order)):
-        return None
+    kind = <Kind>kind_of(cnp.PyArray_TYPE(g))
     if out is None:
-        o = cnp.PyArray_EMPTY(cnp.PyArray_NDIM(g), cnp.PyArray_DIMS(g), typenum, 0)
+        o = cnp.PyArray_EMPTY(cnp.PyArray_NDIM(g), cnp.PyArray_DIMS(g), cnp.PyArray_TYPE(g), 0)
     size = cnp.PyArray_ITEMSIZE(o)
     with nogil:
-        compute(<Kind>kind, <Kind>kind, <const char*>cnp.PyArray_DATA(g), size,
-                <Kind>kind, <const char*>cnp.PyArray_DATA(y), size,
+        compute(kind, kind, <const char*>cnp.PyArray_DATA(g), size,
+                kind, <const char*>cnp.PyArray_DATA(y), size,
                 <char*>cnp.PyArray_DATA(o), size, cnp.PyArray_SIZE(o),
                 resolve_threads(requested))
     if out is None and cnp.PyArray_NDIM(o) == 0:

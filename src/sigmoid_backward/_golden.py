@@ -59,14 +59,7 @@ import numpy as np
 from . import _dtypes
 from ._function import sigmoid_backward
 
-DTYPES = {
-    "float16": _dtypes.FLOAT16,
-    "bfloat16": _dtypes.BFLOAT16,
-    "float32": _dtypes.FLOAT32,
-    "float64": _dtypes.FLOAT64,
-    "complex64": _dtypes.COMPLEX64,
-    "complex128": _dtypes.COMPLEX128,
-}
+DTYPES = _dtypes.BY_NAME
 # The short names NPU tooling uses.
 ALIASES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64"}
 

@@ -1,16 +1,12 @@
-# The C-level API of _kernels.pyx, for the ufunc's inner loop (_ufunc.pyx)
-# and the function's fast path (_function.pyx).
+# The C-level API of _kernels.pyx, for the ufunc's inner loop (_ufunc.pyx),
+# the function's fast path (_function.pyx) and the Cython API
+# (cython_api.pyx).
 cimport numpy as cnp
 
-cdef enum Kind:
-    KIND_F32
-    KIND_F64
-    KIND_C64
-    KIND_C128
-    KIND_F16
-    KIND_BF16
+from sigmoid_backward._dtype_table cimport Kind
 
-# The Kind of a NumPy type number, or -1 when the kernels do not support it.
+# The kind of a NumPy type number, or -1 when the kernels do not support it
+# (_dtypes.h's table).
 cdef int kind_of(int typenum) noexcept nogil
 
 # out[i] = g[i] * (1 - y[i]) * y[i] (conjugated for complex) for i < n, in
@@ -36,19 +32,13 @@ cpdef void set_call_threads(int n) noexcept nogil
 cpdef int call_threads() noexcept nogil
 
 
-# Can the kernel read or write ``a`` in place: aligned, native-endian and
-# contiguous in the order ``c_order`` says?
-cdef inline bint usable(cnp.ndarray a, bint c_order) noexcept:
-    cdef int req = cnp.NPY_ARRAY_ALIGNED | (
-        cnp.NPY_ARRAY_C_CONTIGUOUS if c_order else cnp.NPY_ARRAY_F_CONTIGUOUS)
-    return (cnp.PyArray_FLAGS(a) & req) == req and cnp.PyArray_ISNOTSWAPPED(a)
+# Can the kernel use an array in place, in a call that writes ``out``?
+cpdef enum Direct:
+    DIRECT = 0
+    DTYPE       # not out's dtype, or one the kernels lack
+    SHAPE       # not out's shape
+    LAYOUT      # misaligned, byte-swapped, or not contiguous in the call's order
+    READONLY    # out is not writeable
+    OVERLAP     # shares memory with out, and is not out itself
 
-
-# May the kernel read ``a`` while it writes ``out``?  Only element for
-# element: ``a`` and ``out`` have one dtype, shape and memory order, so the
-# same start address means the same view.
-cdef inline bint same_or_disjoint(cnp.ndarray a, cnp.ndarray out) noexcept:
-    cdef char* ap = <char*>cnp.PyArray_DATA(a)
-    cdef char* op = <char*>cnp.PyArray_DATA(out)
-    cdef Py_ssize_t nbytes = cnp.PyArray_NBYTES(out)
-    return ap == op or ap + nbytes <= op or op + nbytes <= ap
+cpdef Direct direct(cnp.ndarray a, cnp.ndarray out, bint c_order, bint writes)

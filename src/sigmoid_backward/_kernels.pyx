@@ -1,10 +1,11 @@
 # cython: language_level=3
 """The GIL-free kernel: the sigmoid gradient over n elements at any strides.
 
-One fused kernel serves every dtype.  :c:func:`compute` splits the elements
-between OpenMP threads, and each thread runs its share through the dtype's
-loop of _loops.h (the arithmetic, compiled for the best instruction set this
-CPU has):
+One fused kernel serves every dtype.  :c:func:`compute` decides how the call
+may run from where its operands lie (_overlap.h), splits the elements
+between OpenMP threads when it may, and each thread runs its share
+(_shares.pxd) through the dtype's loop of the instruction set in use
+(_dispatch.h):
 
 - contiguous operands go to the loop as they are; a large output is
   computed in small blocks and written with non-temporal stores
@@ -16,31 +17,33 @@ CPU has):
   one's values, bit for bit (a NaN result is a NaN; its sign and payload
   may depend on whether a vector body or a scalar tail computed it).
 
-C callers (_kernels.pxd): the ufunc's inner loop and the function's fast
-path.  Python callers: :func:`compute_into` (the aclnn plan), and the
-switches for tests and benchmarks (:func:`use_isa`, :func:`set_thresholds`).
+C callers (_kernels.pxd): the ufunc's inner loop, the function's fast path
+and the Cython API.  Python callers: :func:`compute_into` (the aclnn plan),
+:func:`direct`, the thread counts, and the switches for tests and
+benchmarks (:func:`use_isa`, :func:`set_thresholds`, :func:`settings`).
 """
-from libc.stdint cimport uint16_t, uintptr_t
+from libc.stdint cimport uint16_t
 from cython.parallel cimport prange
 
 cimport numpy as cnp
 
-from libc.stdint cimport uint16_t, uintptr_t
-from cython.parallel cimport prange
+from sigmoid_backward._dispatch cimport (sb_dispatch_init, sb_isa_name, sb_isa_supported,
+                                         sb_loop_fn, sb_loop_for, sb_loops_in_use, sb_loops_t,
+                                         sb_num_isas, sb_select_isa)
+from sigmoid_backward._dtype_table cimport (KIND_C64, KIND_C128, KIND_F32, KIND_F64,
+                                            NUM_KINDS, sb_kind_names, sb_kind_of,
+                                            sb_kind_sizes, sb_set_bfloat16_num)
+from sigmoid_backward._shares cimport (complex64_t, complex128_t, contiguous_share, elem_t,
+                                       gathered_share, BLOCK)
 
-cimport numpy as cnp
+import contextlib
 
-from sigmoid_backward._loops cimport sb_loops_t, sb_loops_in_use, sb_isa_supported, sb_select_isa
-from sigmoid_backward._nontemporal cimport SB_LINE, sb_nt_fence, sb_line_misalignment
-
-import numpy as np
-import ml_dtypes
-
-from sigmoid_backward import _thresholds
+from sigmoid_backward import _dtypes, _thresholds
 
 cnp.import_array()
 
 cdef extern from "_threads.h" nogil:
+    int SB_MAX_THREADS
     void sb_threads_init()
     void sb_threads_set_default(int n)
     void sb_threads_set_call(int n)
@@ -57,25 +60,19 @@ cdef extern from "_thresholds.h" nogil:
     Py_ssize_t sb_nt_min()
     void sb_set_thresholds(Py_ssize_t parallel_share, Py_ssize_t nt_min)
 
-cdef extern from "_half.h" nogil:
-    float sb_f16_to_f32(uint16_t h)
-    float sb_bf16_to_f32(uint16_t h)
+cdef extern from "_overlap.h" nogil:
+    ctypedef enum sb_order:
+        SB_ANY_ORDER
+        SB_ELEMENTWISE
+    sb_order sb_call_order(const char *g, Py_ssize_t gs, Py_ssize_t g_size, int g_same,
+                           const char *y, Py_ssize_t ys, Py_ssize_t y_size, int y_same,
+                           const char *out, Py_ssize_t os, Py_ssize_t size, Py_ssize_t n)
 
 cdef extern from "_fpflags.h" nogil:
     ctypedef struct sb_fpflags_t:
         pass
     sb_fpflags_t sb_fpflags_save()
     void sb_fpflags_restore(sb_fpflags_t saved)
-
-ctypedef float complex complex64_t
-ctypedef double complex complex128_t
-
-ctypedef fused elem_t:
-    float
-    double
-    complex64_t
-    complex128_t
-    uint16_t
 
 cdef extern from "_cpu.h":
     int SB_X86_DISPATCH
@@ -84,285 +81,43 @@ cdef enum:
     # Each thread's share is a multiple of 64 elements, so shares meet on a
     # cache line of out whenever out starts on one (NumPy's large arrays do).
     PART_ALIGN = 64
-    # Doubles (1 KiB) per block: of the non-temporal staging buffer (small
-    # enough that loads and non-temporal stores keep overlapping,
-    # benchmarks/NOTES.md) and of each gathered strided operand.
-    BLOCK = 128
-    # Doubles of slack in a block buffer, to start it on a 64-byte line.
-    LINE_DOUBLES = 8
-
-# How an input's memory meets out's, and so how a call may run (_order).
-cdef enum Order:
-    ANY_ORDER       # disjoint, or out itself element for element: any split
-    FORWARD         # one thread, blocks in order: out lies behind an input
-    ELEMENTWISE     # one element at a time, in order
 
 ENABLED = bool(sb_openmp_enabled())
 # Whether the build has non-temporal stores (x86-64 with GCC or clang).
 NONTEMPORAL = bool(SB_X86_DISPATCH)
+# No thread count beyond this reaches OpenMP (_threads.h).
+MAX_THREADS = SB_MAX_THREADS
+# The C table's dtypes, in its order (_dtypes.h): (name, itemsize).
+DTYPE_TABLE = tuple((sb_kind_names[k].decode(), sb_kind_sizes[k]) for k in range(<int>NUM_KINDS))
 
-cdef int _FLOAT16_NUM = np.dtype(np.float16).num
-cdef int _BFLOAT16_NUM = np.dtype(ml_dtypes.bfloat16).num
+sb_set_bfloat16_num(_dtypes.BFLOAT16.num)
 _share, _nt_min = _thresholds.derive(_thresholds.cache_sizes(), nontemporal=NONTEMPORAL)
 sb_set_thresholds(_share, _nt_min)
 sb_threads_init()
+sb_dispatch_init()
 sb_select_isa(NULL)
 
 
 cdef int kind_of(int typenum) noexcept nogil:
-    if typenum == cnp.NPY_FLOAT:
-        return KIND_F32
-    if typenum == cnp.NPY_DOUBLE:
-        return KIND_F64
-    if typenum == cnp.NPY_CFLOAT:
-        return KIND_C64
-    if typenum == cnp.NPY_CDOUBLE:
-        return KIND_C128
-    if typenum == _FLOAT16_NUM:
-        return KIND_F16
-    if typenum == _BFLOAT16_NUM:
-        return KIND_BF16
-    return -1
-
-
-cdef inline Py_ssize_t _size_of(int kind) noexcept nogil:
-    if kind == KIND_F32:
-        return 4
-    if kind == KIND_F64 or kind == KIND_C64:
-        return 8
-    if kind == KIND_C128:
-        return 16
-    return 2
-
-
-cdef inline double* _line_aligned(double* raw) noexcept nogil:
-    """The first 64-byte boundary in ``raw`` (BLOCK + LINE_DOUBLES doubles).
-
-    A block buffer on the stack is only 8-byte aligned, and where the stack
-    starts varies from process to process.  When such a buffer straddles a
-    4 KiB page boundary, the wide loads and stores that cross it split
-    across two pages, and the non-temporal path ran 2x slower in about one
-    process in five (AMD Zen 4: 5.7 ms instead of 2.9 ms, reproduced by
-    placing the buffer 8 bytes off a line just below a page end;
-    benchmarks/NOTES.md).  On a 64-byte line no access crosses a page."""
-    return <double*>((<uintptr_t>raw + SB_LINE - 1) & ~(<uintptr_t>SB_LINE - 1))
-
-
-cdef inline void _loop(const sb_loops_t* L,
-                       const elem_t* g,    # IN
-                       const elem_t* y,    # IN
-                       elem_t* out,        # OUT (may alias g or y)
-                       Py_ssize_t n, bint bf16) noexcept nogil:
-    """The dtype's loop of _loops.h over n contiguous elements."""
-    if elem_t is float:
-        L.f32(g, y, out, n)
-    elif elem_t is double:
-        L.f64(g, y, out, n)
-    elif elem_t is complex64_t:
-        L.c64(<const float*>g, <const float*>y, <float*>out, n)
-    elif elem_t is complex128_t:
-        L.c128(<const double*>g, <const double*>y, <double*>out, n)
-    elif bf16:
-        L.bf16(g, y, out, n)
-    else:
-        L.f16(g, y, out, n)
-
-
-cdef void _contiguous_share(const sb_loops_t* L,
-                            const elem_t* g,    # IN
-                            const elem_t* y,    # IN
-                            elem_t* out,        # OUT (may alias g or y)
-                            Py_ssize_t n, bint bf16, bint nt) noexcept nogil:
-    """One thread's share of contiguous operands; ``nt`` writes ``out`` with
-    non-temporal stores."""
-    cdef double raw[BLOCK + LINE_DOUBLES]
-    cdef double* buf = _line_aligned(raw)
-    cdef Py_ssize_t start = 0, m
-    if not nt:
-        # Start the vector loop on a 64-byte line of y, which the loops read
-        # twice: wide loads that split lines cost up to 30% in cache, and
-        # NumPy's large arrays (all 16 bytes past a line) then align together
-        # (benchmarks/NOTES.md).
-        start = min(<Py_ssize_t>((SB_LINE - sb_line_misalignment(y)) % SB_LINE
-                                 // sizeof(elem_t)), n)
-        _loop(L, g, y, out, start, bf16)
-        _loop(L, g + start, y + start, out + start, n - start, bf16)
-        return
-    while start < n:
-        # End blocks on 64-byte lines of out, so that only the share's first
-        # and last lines are written with ordinary stores.
-        m = min(<Py_ssize_t>((BLOCK * sizeof(double) - sb_line_misalignment(out + start))
-                             // sizeof(elem_t)), n - start)
-        _loop(L, g + start, y + start, <elem_t*>buf, m, bf16)
-        L.nt_copy(out + start, buf, m * sizeof(elem_t))
-        start += m
-    sb_nt_fence()
-
-
-cdef inline void _put(elem_t* buf, Py_ssize_t i, double x) noexcept nogil:
-    """buf[i] = x, a real value the compute dtype holds exactly.  Complex
-    elements are written part by part: Cython's real-to-complex conversion
-    computes ``x + 0*I``, which turns -0.0 into +0.0."""
-    if elem_t is float or elem_t is double:
-        buf[i] = <elem_t>x
-    elif elem_t is complex64_t:
-        (<float*>&buf[i])[0] = <float>x
-        (<float*>&buf[i])[1] = 0
-    elif elem_t is complex128_t:
-        (<double*>&buf[i])[0] = x
-        (<double*>&buf[i])[1] = 0
-
-
-cdef inline void _widen(int src_kind, const char* src, Py_ssize_t step,
-                        elem_t* buf, Py_ssize_t m) noexcept nogil:
-    """``m`` elements of ``src``, a dtype that ``elem_t`` holds exactly, into
-    ``buf``: the mixed-dtype loops convert while they gather, so that NumPy
-    need not cast a whole input first (benchmarks/NOTES.md).  A double
-    holds every source value exactly on the way."""
-    cdef Py_ssize_t i
-    if elem_t is uint16_t:
-        return   # 16-bit compute dtypes widen nothing
-    if src_kind == KIND_F16:
-        for i in range(m):
-            _put(buf, i, sb_f16_to_f32((<const uint16_t*>(src + i * step))[0]))
-    elif src_kind == KIND_BF16:
-        for i in range(m):
-            _put(buf, i, sb_bf16_to_f32((<const uint16_t*>(src + i * step))[0]))
-    elif src_kind == KIND_F32:
-        for i in range(m):
-            _put(buf, i, (<const float*>(src + i * step))[0])
-    elif src_kind == KIND_F64:
-        for i in range(m):
-            _put(buf, i, (<const double*>(src + i * step))[0])
-    elif elem_t is complex128_t:   # complex64 into complex128
-        for i in range(m):
-            (<double*>&buf[i])[0] = (<const float*>(src + i * step))[0]
-            (<double*>&buf[i])[1] = (<const float*>(src + i * step))[1]
-
-
-cdef inline const elem_t* _gather(int src_kind, const char* src, Py_ssize_t step,
-                                  int kind, elem_t* buf, Py_ssize_t m,
-                                  bint* filled) noexcept nogil:
-    """``m`` elements of ``src`` (of ``src_kind``) as a contiguous block of the
-    compute dtype (``kind``): ``src`` itself when it is that already, else
-    copied or widened into ``buf``.  A broadcast operand (step 0) is copied
-    once per share, which ``filled`` remembers; with ``filled`` NULL it is
-    read again for every block (it may be out's element, changing)."""
-    cdef Py_ssize_t i
-    if step == 0 and filled != NULL:
-        if not filled[0]:
-            m = BLOCK * sizeof(double) // sizeof(elem_t)
-            if src_kind != kind:
-                _widen(src_kind, src, 0, buf, m)
-            else:
-                for i in range(m):
-                    buf[i] = (<const elem_t*>src)[0]
-            filled[0] = True
-        return buf
-    if src_kind != kind:
-        _widen(src_kind, src, step, buf, m)
-        return buf
-    if step == <Py_ssize_t>sizeof(elem_t) or m == 1:
-        return <const elem_t*>src
-    for i in range(m):
-        buf[i] = (<const elem_t*>(src + i * step))[0]
-    return buf
-
-
-cdef void _gathered_share(const sb_loops_t* L, int kind,
-                          int g_kind, const char* g, Py_ssize_t gs,    # IN
-                          int y_kind, const char* y, Py_ssize_t ys,    # IN
-                          elem_t* out, Py_ssize_t os,                  # OUT
-                          Py_ssize_t n, Order order) noexcept nogil:
-    """One thread's share when some operand is strided (steps in bytes) or
-    of another dtype, or overlaps out: blocks gathered (and widened),
-    computed by the contiguous loop, and scattered, in order.  ELEMENTWISE
-    makes every block one element, read after the previous one's result is
-    written (a reduction's operand is its own output)."""
-    cdef double graw[BLOCK + LINE_DOUBLES]
-    cdef double yraw[BLOCK + LINE_DOUBLES]
-    cdef double oraw[BLOCK + LINE_DOUBLES]
-    cdef double* gbuf = _line_aligned(graw)
-    cdef double* ybuf = _line_aligned(yraw)
-    cdef double* obuf = _line_aligned(oraw)
-    cdef Py_ssize_t block = BLOCK * sizeof(double) // sizeof(elem_t)
-    cdef Py_ssize_t start = 0, m, i
-    cdef bint g_filled = False, y_filled = False
-    cdef bint* g_cache = &g_filled
-    cdef bint* y_cache = &y_filled
-    cdef bint out_direct = os == <Py_ssize_t>sizeof(elem_t)
-    cdef const elem_t* gp
-    cdef const elem_t* yp
-    cdef elem_t* op
-    if order == ELEMENTWISE:
-        block = 1
-        g_cache = y_cache = NULL
-    while start < n:
-        m = min(block, n - start)
-        gp = _gather(g_kind, g + start * gs, gs, kind, <elem_t*>gbuf, m, g_cache)
-        yp = _gather(y_kind, y + start * ys, ys, kind, <elem_t*>ybuf, m, y_cache)
-        op = (<elem_t*>(<char*>out + start * os)) if out_direct else <elem_t*>obuf
-        _loop(L, gp, yp, op, m, kind == KIND_BF16)
-        if not out_direct:
-            for i in range(m):
-                (<elem_t*>(<char*>out + (start + i) * os))[0] = op[i]
-        start += m
-
-
-cdef inline bint _disjoint(const char* a, Py_ssize_t a_step, Py_ssize_t a_size,
-                           const char* b, Py_ssize_t b_step, Py_ssize_t b_size,
-                           Py_ssize_t n) noexcept nogil:
-    """Do n elements at a (every a_step bytes) and at b share no byte?"""
-    cdef const char* a_lo = a + min(0, (n - 1) * a_step)
-    cdef const char* a_hi = a + max(0, (n - 1) * a_step) + a_size
-    cdef const char* b_lo = b + min(0, (n - 1) * b_step)
-    cdef const char* b_hi = b + max(0, (n - 1) * b_step) + b_size
-    return a_hi <= b_lo or b_hi <= a_lo
-
-
-cdef Order _order(int kind, char* out, Py_ssize_t os,
-                  int a_kind, const char* a, Py_ssize_t a_step,
-                  Py_ssize_t n) noexcept nogil:
-    """How a call may run, given one input ``a`` and out (n elements each).
-
-    NumPy's inner-loop contract lets an input overlap out: a ufunc call
-    hands over ``out=x[:-1]`` with the input ``x[1:]`` without a copy
-    (element i of the input lies at or ahead of element i of out), and a
-    reduction or accumulation passes out itself, or out's previous
-    element, as the first input.  A loop that goes forward, reading each
-    block before writing it, is right in the first case; a thread split is
-    not (a thread would read what the next one already wrote).  Anything
-    else must go one element at a time."""
-    cdef Py_ssize_t size = _size_of(kind), a_size = _size_of(a_kind)
-    if n <= 1 or _disjoint(a, a_step, a_size, out, os, size, n):
-        return ANY_ORDER
-    if a == out and a_step == os and a_kind == kind and os != 0:
-        return ANY_ORDER   # in place: element i is read, then written
-    # Out's element i starts at or before the input's element i, and out
-    # falls behind at least as fast (mirrored for negative steps): every
-    # byte an element reads belongs to that element of out or a later one.
-    if os >= size and a_step >= os and a >= out:
-        return FORWARD
-    if os <= -size and a_step <= os and a + a_size <= out + size:
-        return FORWARD
-    return ELEMENTWISE
+    return sb_kind_of(typenum)
 
 
 cdef struct Call:
     # One kernel call, as compute() received it and decided it.
-    const sb_loops_t* loops
+    sb_loop_fn loop          # the compute dtype's
+    const sb_loops_t *loops  # its instruction set (nt_copy)
     int kind
     int g_kind
-    const char* g
+    const char *g
     Py_ssize_t gs
     int y_kind
-    const char* y
+    const char *y
     Py_ssize_t ys
-    char* out
+    char *out
     Py_ssize_t os
     Py_ssize_t n
     int nthreads
-    Order order
+    sb_order order
 
 
 cdef void _split(const Call* c, elem_t* out) noexcept nogil:
@@ -374,14 +129,14 @@ cdef void _split(const Call* c, elem_t* out) noexcept nogil:
     cdef int nthreads = c.nthreads
     cdef bint contiguous = (c.g_kind == c.kind and c.y_kind == c.kind
                             and gs == size and ys == size and os == size)
-    cdef bint bf16 = c.kind == KIND_BF16
     cdef bint nt = contiguous and n * size // nthreads >= sb_nt_min()
     if nthreads <= 1:
-        if contiguous and c.order != ELEMENTWISE:
-            _contiguous_share(c.loops, <const elem_t*>c.g, <const elem_t*>c.y, out, n, bf16, nt)
+        if contiguous and c.order != SB_ELEMENTWISE:
+            contiguous_share(c.loop, c.loops.nt_copy, <const elem_t*>c.g,
+                             <const elem_t*>c.y, out, n, nt)
         else:
-            _gathered_share(c.loops, c.kind, c.g_kind, c.g, gs, c.y_kind, c.y, ys,
-                            out, os, n, c.order)
+            gathered_share(c.loop, c.kind, c.g_kind, c.g, gs, c.y_kind, c.y, ys,
+                           out, os, n, c.order == SB_ELEMENTWISE)
         return
     part = (n + nthreads - 1) // nthreads
     part = (part + PART_ALIGN - 1) // PART_ALIGN * PART_ALIGN
@@ -391,16 +146,17 @@ cdef void _split(const Call* c, elem_t* out) noexcept nogil:
         if start >= stop:
             continue
         if contiguous:
-            _contiguous_share(c.loops, <const elem_t*>c.g + start, <const elem_t*>c.y + start,
-                              out + start, stop - start, bf16, nt)
+            contiguous_share(c.loop, c.loops.nt_copy, <const elem_t*>c.g + start,
+                             <const elem_t*>c.y + start, out + start, stop - start, nt)
         else:
-            _gathered_share(c.loops, c.kind, c.g_kind, c.g + start * gs, gs,
-                            c.y_kind, c.y + start * ys, ys,
-                            <elem_t*>(<char*>out + start * os), os, stop - start, ANY_ORDER)
+            gathered_share(c.loop, c.kind, c.g_kind, c.g + start * gs, gs,
+                           c.y_kind, c.y + start * ys, ys,
+                           <elem_t*>(<char*>out + start * os), os, stop - start, False)
 
 
 cdef void _run(void* arg) noexcept nogil:
-    """The call, on the calling thread or the fork helper (_threads.h)."""
+    """The call, on the calling thread or the fork helper (_threads.h): the
+    fused kernel for the compute dtype's storage."""
     cdef const Call* c = <const Call*>arg
     if c.kind == KIND_F32:
         _split(c, <float*>c.out)
@@ -411,7 +167,7 @@ cdef void _run(void* arg) noexcept nogil:
     elif c.kind == KIND_C128:
         _split(c, <complex128_t*>c.out)
     else:
-        _split(c, <uint16_t*>c.out)
+        _split(c, <uint16_t*>c.out)   # the narrow dtypes
 
 
 cdef void compute(Kind kind, Kind g_kind, const char *g, Py_ssize_t gs,
@@ -419,23 +175,22 @@ cdef void compute(Kind kind, Kind g_kind, const char *g, Py_ssize_t gs,
                   char *out, Py_ssize_t os,
                   Py_ssize_t n, int nthreads) noexcept nogil:
     cdef Call c
-    cdef Py_ssize_t size = _size_of(kind)
+    cdef Py_ssize_t size = sb_kind_sizes[<int>kind]
     cdef sb_fpflags_t flags
     c.loops = sb_loops_in_use()
+    c.loop = sb_loop_for(c.loops, kind)
     c.kind, c.g_kind, c.g, c.gs = kind, g_kind, g, gs
     c.y_kind, c.y, c.ys = y_kind, y, ys
     c.out, c.os, c.n = out, os, n
-    c.order = max(_order(kind, out, os, g_kind, g, gs, n),
-                  _order(kind, out, os, y_kind, y, ys, n))
-    if n > 1 and -size < os < size and c.order == ANY_ORDER:
-        c.order = FORWARD   # out's elements overlap each other: the last write wins
+    c.order = sb_call_order(g, gs, sb_kind_sizes[<int>g_kind], g_kind == kind,
+                            y, ys, sb_kind_sizes[<int>y_kind], y_kind == kind, out, os, size, n)
     # The thread policy caps counts at the CPUs (_threads.h); this guard
-    # keeps any caller from asking OpenMP for thousands of threads.
+    # keeps any caller from asking OpenMP for thousands of threads.  Each
+    # thread's share must pay for waking it (_thresholds.py).
     c.nthreads = max(1, min(nthreads, sb_threads_procs()))
-    c.nthreads = <int>min(<Py_ssize_t>c.nthreads, n * size // sb_parallel_share())
-    if c.order != ANY_ORDER:
+    c.nthreads = <int>max(1, min(<Py_ssize_t>c.nthreads, n * size // sb_parallel_share()))
+    if c.order != SB_ANY_ORDER:
         c.nthreads = 1
-    c.nthreads = max(c.nthreads, 1)
     flags = sb_fpflags_save()
     if c.nthreads > 1 and sb_threads_must_delegate():
         if sb_threads_delegate(_run, &c) != 0:
@@ -445,6 +200,8 @@ cdef void compute(Kind kind, Kind g_kind, const char *g, Py_ssize_t gs,
         _run(&c)
     sb_fpflags_restore(flags)
 
+
+# ---- threads ----------------------------------------------------------------
 
 cpdef int resolve_threads(int requested) noexcept nogil:
     """The threads a kernel call asking for ``requested`` uses: the count as
@@ -464,43 +221,10 @@ cpdef int call_threads() noexcept nogil:
     return sb_threads_call()
 
 
-# ---- Python API -----------------------------------------------------------
-
-def compute_into(cnp.ndarray g not None, cnp.ndarray y not None,
-                 cnp.ndarray out not None, int nthreads):
-    """Compute ``out[...] = g * (1 - y) * y`` (conjugated for complex).
-
-    All three arrays must have the same supported dtype (native byte order,
-    aligned), the same number of elements and the same memory order (all C- or
-    all F-contiguous); ``out`` must be writeable.  ``out`` may be ``g`` or
-    ``y`` itself, but may not overlap them otherwise.  These are checked: no
-    caller can make the kernel touch memory out of bounds.  The GIL is
-    released while computing, with ``nthreads`` threads (at most the
-    processors available; the policy of _threads.py is the caller's).
-    """
-    cdef int typenum = cnp.PyArray_TYPE(out)
-    cdef int kind = kind_of(typenum)
-    cdef Py_ssize_t n = cnp.PyArray_SIZE(out)
-    cdef Py_ssize_t size = cnp.PyArray_ITEMSIZE(out)
-    cdef bint c_order = cnp.PyArray_IS_C_CONTIGUOUS(out)
-    if (cnp.PyArray_TYPE(g) != typenum or cnp.PyArray_TYPE(y) != typenum
-            or cnp.PyArray_SIZE(g) != n or cnp.PyArray_SIZE(y) != n):
-        raise ValueError(
-            f"compute_into: operands differ: {g.dtype}{(<object>g).shape}, "
-            f"{y.dtype}{(<object>y).shape}, out {out.dtype}{(<object>out).shape}")
-    if not (usable(g, c_order) and usable(y, c_order) and usable(out, c_order)):
-        raise ValueError("compute_into: operands must be aligned, native-endian and "
-                         "contiguous in one memory order")
-    if not cnp.PyArray_ISWRITEABLE(out):
-        raise ValueError("compute_into: out is read-only")
-    if kind < 0:
-        raise TypeError(f"compute_into: unsupported dtype {out.dtype}")
-    if not (same_or_disjoint(g, out) and same_or_disjoint(y, out)):
-        raise ValueError("compute_into: out partly overlaps an input")
-    with nogil:
-        compute(<Kind>kind, <Kind>kind, <const char*>cnp.PyArray_DATA(g), size,
-                <Kind>kind, <const char*>cnp.PyArray_DATA(y), size,
-                <char*>cnp.PyArray_DATA(out), size, n, nthreads)
+def default_threads():
+    """The default thread count (_threads.h): set_num_threads's value, else
+    OpenMP's limit in the calling thread; 1 without OpenMP."""
+    return sb_threads_default()
 
 
 def set_default_threads(int n):
@@ -508,21 +232,88 @@ def set_default_threads(int n):
     sb_threads_set_default(n)
 
 
-def default_threads():
-    """The default thread count (see _threads.h): set_num_threads's value,
-    else OpenMP's limit in the calling thread; 1 without OpenMP."""
-    return sb_threads_default()
+# ---- the one check: can the kernel use an array in place ---------------------
+
+cpdef Direct direct(cnp.ndarray a, cnp.ndarray out, bint c_order, bint writes):
+    """Can the kernel use ``a`` in place, in a call that writes ``out``
+    (``a`` may be ``out`` itself, with ``writes``) in the memory order
+    ``c_order`` says?  Every path that hands arrays to the kernel without
+    NumPy's machinery asks this (the fast path, :func:`compute_into`,
+    aclnn's plan), and each refusal's message comes from its reason."""
+    cdef int typenum = cnp.PyArray_TYPE(out)
+    cdef int layout = cnp.NPY_ARRAY_ALIGNED | (
+        cnp.NPY_ARRAY_C_CONTIGUOUS if c_order else cnp.NPY_ARRAY_F_CONTIGUOUS)
+    cdef char *ap
+    cdef char *op
+    cdef Py_ssize_t nbytes
+    if kind_of(typenum) < 0 or cnp.PyArray_TYPE(a) != typenum:
+        return DTYPE
+    if not cnp.PyArray_SAMESHAPE(a, out):
+        return SHAPE
+    if (cnp.PyArray_FLAGS(a) & layout) != layout or not cnp.PyArray_ISNOTSWAPPED(a):
+        return LAYOUT
+    if writes:
+        return DIRECT if cnp.PyArray_ISWRITEABLE(a) else READONLY
+    # Element for element only: with one dtype, shape and order, the same
+    # start address means the same view.
+    ap = <char*>cnp.PyArray_DATA(a)
+    op = <char*>cnp.PyArray_DATA(out)
+    nbytes = cnp.PyArray_NBYTES(out)
+    if ap == op or ap + nbytes <= op or op + nbytes <= ap:
+        return DIRECT
+    return OVERLAP
+
+
+REASONS = {
+    DTYPE: "operands must share one dtype the kernels have",
+    SHAPE: "operands must have one shape",
+    LAYOUT: "operands must be aligned, native-endian and contiguous in one memory order",
+    READONLY: "out is read-only",
+    OVERLAP: "out partly overlaps an input",
+}
+
+
+def compute_into(cnp.ndarray g not None, cnp.ndarray y not None,
+                 cnp.ndarray out not None, int nthreads):
+    """Compute ``out[...] = g * (1 - y) * y`` (conjugated for complex).
+
+    The kernel uses the three arrays in place, so :func:`direct` must allow
+    each: one supported dtype, one shape, aligned, native-endian and
+    contiguous in one memory order, ``out`` writeable and no input partly
+    overlapping it (``out`` may be ``g`` or ``y`` itself).  Otherwise a
+    ValueError (a TypeError for the dtype) says why: no caller can make the
+    kernel touch memory out of bounds.  The GIL is released while
+    computing, with ``nthreads`` threads (the caller's policy).
+    """
+    cdef bint c_order = cnp.PyArray_IS_C_CONTIGUOUS(out)
+    cdef Py_ssize_t size = cnp.PyArray_ITEMSIZE(out)
+    cdef Kind kind = <Kind>kind_of(cnp.PyArray_TYPE(out))
+    for a, writes in ((out, True), (g, False), (y, False)):
+        reason = direct(a, out, c_order, writes)
+        if reason != DIRECT:
+            raise (TypeError if reason == DTYPE else ValueError)(
+                f"compute_into: {REASONS[reason]}: {g.dtype}{(<object>g).shape}, "
+                f"{y.dtype}{(<object>y).shape}, out {out.dtype}{(<object>out).shape}")
+    with nogil:
+        compute(kind, kind, <const char*>cnp.PyArray_DATA(g), size,
+                kind, <const char*>cnp.PyArray_DATA(y), size,
+                <char*>cnp.PyArray_DATA(out), size, cnp.PyArray_SIZE(out), nthreads)
+
+
+# ---- switches for tests and benchmarks ---------------------------------------
+
+def available_isas():
+    """Names of the ISAs this CPU and build can run, slowest first."""
+    return [sb_isa_name(k).decode() for k in range(sb_num_isas()) if sb_isa_supported(k)]
 
 
 def use_isa(isa=None):
-    """Run the loops compiled for ``isa``: "portable", "avx2", "avx512" or
-    "avx512bf16";
+    """Run the loops compiled for ``isa`` (one of :func:`available_isas`);
     None (the default at import) picks the best this CPU supports.
 
     Returns the name now in use.  Raises ValueError when the CPU (or the
-    build, off x86-64) cannot run ``isa``.  For tests and benchmarks: every
-    ISA must give the same values, bit for bit (a NaN result's sign and
-    payload may differ).
+    build, off x86-64) cannot run ``isa``.  Every ISA gives the same values,
+    bit for bit (a NaN result's sign and payload may differ).
     """
     cdef bytes name
     cdef const char* chosen
@@ -537,10 +328,9 @@ def use_isa(isa=None):
     return chosen.decode()
 
 
-def available_isas():
-    """Names of the ISAs this CPU and build can run, slowest first."""
-    return [name for name in ("portable", "avx2", "avx512", "avx512bf16")
-            if sb_isa_supported(name.encode())]
+def current_isa():
+    """The name of the ISA whose loops are in use."""
+    return sb_loops_in_use().name.decode()
 
 
 def thresholds():
@@ -556,9 +346,9 @@ def thresholds():
 
 def set_thresholds(parallel_share_bytes=None, nt_min_bytes=None):
     """Override the thresholds (None keeps one); returns the old ones as
-    ``thresholds()`` does.  For tests and benchmarks: results never depend
-    on them.  ``nt_min_bytes=0`` streams every contiguous output.  Both are
-    checked before either changes."""
+    ``thresholds()`` does.  Results never depend on them.
+    ``nt_min_bytes=0`` streams every contiguous output.  Both are checked
+    before either changes."""
     old = thresholds()
     share = old["parallel_share_bytes"] if parallel_share_bytes is None else parallel_share_bytes
     nt_min = old["nt_min_bytes"] if nt_min_bytes is None else nt_min_bytes
@@ -568,3 +358,22 @@ def set_thresholds(parallel_share_bytes=None, nt_min_bytes=None):
         raise ValueError(f"nt_min_bytes must be in [0, 2**63), got {nt_min}")
     sb_set_thresholds(share, nt_min)
     return old
+
+
+@contextlib.contextmanager
+def settings(isa=None, parallel_share_bytes=None, nt_min_bytes=None):
+    """Run the block with these kernel settings (None keeps one), and put
+    back the ISA and thresholds in use before it, whatever happens.
+
+    >>> with settings(isa="portable", nt_min_bytes=0):
+    ...     pass
+    """
+    before_isa = current_isa()
+    before = set_thresholds(parallel_share_bytes, nt_min_bytes)
+    try:
+        if isa is not None:
+            use_isa(isa)
+        yield
+    finally:
+        sb_set_thresholds(before["parallel_share_bytes"], before["nt_min_bytes"])
+        use_isa(before_isa)

@@ -11,7 +11,7 @@
  *
  * Two copies: SSE2 (the x86-64 baseline) and AVX2, whose 32-byte stores fill
  * a line in two instructions and measured 5-10% faster on 20 MB outputs
- * (benchmarks/NOTES.md); _loops.h picks one with the other loops.  Off x86
+ * (benchmarks/NOTES.md); _dispatch.h picks one with the loops.  Off x86
  * the copy is a memcpy.
  *
  * Non-temporal stores are weakly ordered: sb_nt_fence() must run before the
@@ -28,19 +28,24 @@
 
 #define SB_LINE 64
 
-/* Copy nbytes, writing whole destination lines with `line`, which copies one. */
-#define SB_NT_COPY_BODY(line)                                               \
-    char *d = (char *)dst;                                                  \
-    const char *s = (const char *)src;                                      \
-    size_t head = (SB_LINE - ((uintptr_t)d & (SB_LINE - 1))) & (SB_LINE - 1); \
-    if (head > nbytes) head = nbytes;                                       \
-    memcpy(d, s, head);                                                     \
-    d += head; s += head; nbytes -= head;                                   \
-    for (; nbytes >= SB_LINE; nbytes -= SB_LINE, d += SB_LINE, s += SB_LINE) \
-        line(d, s);                                                         \
-    memcpy(d, s, nbytes);
-
 #if SB_X86_DISPATCH
+/* Copy nbytes, writing the destination's whole 64-byte lines with `line`
+ * (which copies one) and its partial first and last lines with memcpy.
+ * Inlined with its constant line copy. */
+static inline __attribute__((always_inline)) void sb_nt_copy_lines(
+    void *dst, const void *src, size_t nbytes, void (*line)(char *d, const char *s))
+{
+    char *d = (char *)dst;
+    const char *s = (const char *)src;
+    size_t head = (SB_LINE - ((uintptr_t)d & (SB_LINE - 1))) & (SB_LINE - 1);
+    if (head > nbytes) head = nbytes;
+    memcpy(d, s, head);
+    d += head; s += head; nbytes -= head;
+    for (; nbytes >= SB_LINE; nbytes -= SB_LINE, d += SB_LINE, s += SB_LINE)
+        line(d, s);
+    memcpy(d, s, nbytes);
+}
+
 static inline __attribute__((always_inline)) void sb_nt_line_sse2(char *d, const char *s)
 {
     const __m128i a = _mm_loadu_si128((const __m128i *)s);
@@ -63,13 +68,13 @@ __attribute__((target("avx2"))) static inline void sb_nt_line_avx2(char *d, cons
 
 static void sb_nt_copy_portable(void *dst, const void *src, size_t nbytes)
 {
-    SB_NT_COPY_BODY(sb_nt_line_sse2)
+    sb_nt_copy_lines(dst, src, nbytes, sb_nt_line_sse2);
 }
 
 __attribute__((target("avx2")))
 static void sb_nt_copy_avx2(void *dst, const void *src, size_t nbytes)
 {
-    SB_NT_COPY_BODY(sb_nt_line_avx2)
+    sb_nt_copy_lines(dst, src, nbytes, sb_nt_line_avx2);
 }
 #else
 static void sb_nt_copy_portable(void *dst, const void *src, size_t nbytes)

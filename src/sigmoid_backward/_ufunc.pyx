@@ -39,7 +39,7 @@ cdef extern from "Python.h":
 cdef extern from "_promotion.h":
     ctypedef struct PyArray_DTypeMeta:
         pass
-    PyArray_DTypeMeta *sb_bfloat16_dtype
+    void sb_set_bfloat16_num(int num)
     PyArray_DTypeMeta *sb_promote(PyArray_DTypeMeta *g, PyArray_DTypeMeta *y) except NULL
     int sb_promoter(object, PyArray_DTypeMeta **, PyArray_DTypeMeta **,
                     PyArray_DTypeMeta **) except -1
@@ -106,8 +106,7 @@ invalid operations NaN, as in the operator this mirrors.
 ufunc = cnp.PyUFunc_FromFuncAndData(NULL, NULL, NULL, 0, 2, 1, cnp.PyUFunc_None,
                                     b"sigmoid_backward", _DOC, 0)
 
-_BFLOAT16_DTYPE = type(_dtypes.BFLOAT16)   # the DType class; this reference keeps it alive
-sb_bfloat16_dtype = <PyArray_DTypeMeta *><PyObject *>_BFLOAT16_DTYPE
+sb_set_bfloat16_num(_dtypes.BFLOAT16.num)   # the promoter reads _dtypes.h's table
 
 
 cdef PyArray_DTypeMeta *_dtype_class(dtype):

@@ -98,15 +98,9 @@ ELEMENT_BITS = {
     aclDataType.ACL_COMPLEX32: 32,
 }
 
-# The operator's six dtypes, as the NumPy dtypes the kernels compute in.
-COMPUTE_DTYPES = {
-    aclDataType.ACL_FLOAT: _dtypes.FLOAT32,
-    aclDataType.ACL_FLOAT16: _dtypes.FLOAT16,
-    aclDataType.ACL_DOUBLE: _dtypes.FLOAT64,
-    aclDataType.ACL_COMPLEX64: _dtypes.COMPLEX64,
-    aclDataType.ACL_COMPLEX128: _dtypes.COMPLEX128,
-    aclDataType.ACL_BF16: _dtypes.BFLOAT16,
-}
+# The operator's dtypes, as the NumPy dtypes the kernels compute in (the
+# package's dtype table).
+COMPUTE_DTYPES = {aclDataType(d.acl): d.dtype for d in _dtypes.TABLE}
 
 # Every aclDataType NumPy can hold, for tensor_from_array: native byte order.
 NUMPY_TO_ACL = {

@@ -1,0 +1,181 @@
+# One thread's share of a kernel call, for _kernels.pyx: inline fused-type
+# functions, compiled into the kernel's module.  elem_t is the storage of the
+# compute dtype (16-bit values as uint16_t); the arithmetic is the loop of
+# _loops.h the call passes in.
+from libc.stdint cimport uint16_t, uintptr_t
+
+from sigmoid_backward._dispatch cimport sb_loop_fn, sb_nt_copy_fn
+from sigmoid_backward._dtype_table cimport KIND_C64, KIND_F32, KIND_F64, sb_kind_is_narrow
+from sigmoid_backward._nontemporal cimport SB_LINE, sb_line_misalignment, sb_nt_fence
+
+cdef extern from "_loops.h" nogil:
+    float sb_narrow_to_f32(int kind, const void *p)
+
+ctypedef float complex complex64_t
+ctypedef double complex complex128_t
+
+ctypedef fused elem_t:
+    float
+    double
+    complex64_t
+    complex128_t
+    uint16_t
+
+cdef enum:
+    # Doubles (1 KiB) per block: of the non-temporal staging buffer (small
+    # enough that loads and non-temporal stores keep overlapping,
+    # benchmarks/NOTES.md) and of each gathered strided operand.
+    BLOCK = 128
+    # Doubles of slack in a block buffer, to start it on a 64-byte line.
+    LINE_DOUBLES = 8
+
+
+cdef inline double* line_aligned(double* raw) noexcept nogil:
+    """The first 64-byte boundary in ``raw`` (BLOCK + LINE_DOUBLES doubles).
+
+    A block buffer on the stack is only 8-byte aligned, and where the stack
+    starts varies from process to process.  When such a buffer straddles a
+    4 KiB page boundary, the wide loads and stores that cross it split
+    across two pages, and the non-temporal path ran 2x slower in about one
+    process in five (AMD Zen 4: 5.7 ms instead of 2.9 ms, reproduced by
+    placing the buffer 8 bytes off a line just below a page end;
+    benchmarks/NOTES.md).  On a 64-byte line no access crosses a page."""
+    return <double*>((<uintptr_t>raw + SB_LINE - 1) & ~(<uintptr_t>SB_LINE - 1))
+
+
+cdef inline void contiguous_share(sb_loop_fn loop, sb_nt_copy_fn nt_copy,
+                                  const elem_t* g,    # IN
+                                  const elem_t* y,    # IN
+                                  elem_t* out,        # OUT (may alias g or y)
+                                  Py_ssize_t n, bint nt) noexcept nogil:
+    """One thread's share of contiguous operands; ``nt`` writes ``out`` with
+    non-temporal stores."""
+    cdef double raw[BLOCK + LINE_DOUBLES]
+    cdef double* buf = line_aligned(raw)
+    cdef Py_ssize_t start = 0, m
+    if not nt:
+        # Start the vector loop on a 64-byte line of y, which the loops read
+        # twice: wide loads that split lines cost up to 30% in cache, and
+        # NumPy's large arrays (all 16 bytes past a line) then align together
+        # (benchmarks/NOTES.md).
+        start = min(<Py_ssize_t>((SB_LINE - sb_line_misalignment(y)) % SB_LINE
+                                 // sizeof(elem_t)), n)
+        loop(g, y, out, start)
+        loop(g + start, y + start, out + start, n - start)
+        return
+    while start < n:
+        # End blocks on 64-byte lines of out, so that only the share's first
+        # and last lines are written with ordinary stores.
+        m = min(<Py_ssize_t>((BLOCK * sizeof(double) - sb_line_misalignment(out + start))
+                             // sizeof(elem_t)), n - start)
+        loop(g + start, y + start, <elem_t*>buf, m)
+        nt_copy(out + start, buf, m * sizeof(elem_t))
+        start += m
+    sb_nt_fence()
+
+
+cdef inline void _put(elem_t* buf, Py_ssize_t i, double x) noexcept nogil:
+    """buf[i] = x, a real value the compute dtype holds exactly.  Complex
+    elements are written part by part: Cython's real-to-complex conversion
+    computes ``x + 0*I``, which turns -0.0 into +0.0."""
+    if elem_t is float or elem_t is double:
+        buf[i] = <elem_t>x
+    elif elem_t is complex64_t:
+        (<float*>&buf[i])[0] = <float>x
+        (<float*>&buf[i])[1] = 0
+    elif elem_t is complex128_t:
+        (<double*>&buf[i])[0] = x
+        (<double*>&buf[i])[1] = 0
+
+
+cdef inline void _widen(int src_kind, const char* src, Py_ssize_t step,
+                        elem_t* buf, Py_ssize_t m) noexcept nogil:
+    """``m`` elements of ``src``, a dtype that ``elem_t`` holds exactly, into
+    ``buf``: the mixed-dtype loops convert while they gather, so that NumPy
+    need not cast a whole input first (benchmarks/NOTES.md).  A double
+    holds every source value exactly on the way."""
+    cdef Py_ssize_t i
+    if elem_t is uint16_t:
+        return   # narrow compute dtypes widen nothing
+    if sb_kind_is_narrow(src_kind):
+        for i in range(m):
+            _put(buf, i, sb_narrow_to_f32(src_kind, src + i * step))
+    elif src_kind == KIND_F32:
+        for i in range(m):
+            _put(buf, i, (<const float*>(src + i * step))[0])
+    elif src_kind == KIND_F64:
+        for i in range(m):
+            _put(buf, i, (<const double*>(src + i * step))[0])
+    elif elem_t is complex128_t and src_kind == KIND_C64:
+        for i in range(m):
+            (<double*>&buf[i])[0] = (<const float*>(src + i * step))[0]
+            (<double*>&buf[i])[1] = (<const float*>(src + i * step))[1]
+
+
+cdef inline const elem_t* _gather(int src_kind, const char* src, Py_ssize_t step,
+                                  int kind, elem_t* buf, Py_ssize_t m,
+                                  bint* filled) noexcept nogil:
+    """``m`` elements of ``src`` (of ``src_kind``) as a contiguous block of the
+    compute dtype (``kind``): ``src`` itself when it is that already, else
+    copied or widened into ``buf``.  A broadcast operand (step 0) is copied
+    once per share, which ``filled`` remembers; with ``filled`` NULL it is
+    read again for every block (it may be out's element, changing)."""
+    cdef Py_ssize_t i
+    if step == 0 and filled != NULL:
+        if not filled[0]:
+            m = BLOCK * sizeof(double) // sizeof(elem_t)
+            if src_kind != kind:
+                _widen(src_kind, src, 0, buf, m)
+            else:
+                for i in range(m):
+                    buf[i] = (<const elem_t*>src)[0]
+            filled[0] = True
+        return buf
+    if src_kind != kind:
+        _widen(src_kind, src, step, buf, m)
+        return buf
+    if step == <Py_ssize_t>sizeof(elem_t) or m == 1:
+        return <const elem_t*>src
+    for i in range(m):
+        buf[i] = (<const elem_t*>(src + i * step))[0]
+    return buf
+
+
+cdef inline void gathered_share(sb_loop_fn loop, int kind,
+                                int g_kind, const char* g, Py_ssize_t gs,    # IN
+                                int y_kind, const char* y, Py_ssize_t ys,    # IN
+                                elem_t* out, Py_ssize_t os,                  # OUT
+                                Py_ssize_t n, bint elementwise) noexcept nogil:
+    """One thread's share when some operand is strided (steps in bytes) or
+    of another dtype, or overlaps out: blocks gathered (and widened),
+    computed by the contiguous loop, and scattered, in order.
+    ``elementwise`` makes every block one element, read after the previous
+    one's result is written (a reduction's operand is its own output)."""
+    cdef double graw[BLOCK + LINE_DOUBLES]
+    cdef double yraw[BLOCK + LINE_DOUBLES]
+    cdef double oraw[BLOCK + LINE_DOUBLES]
+    cdef double* gbuf = line_aligned(graw)
+    cdef double* ybuf = line_aligned(yraw)
+    cdef double* obuf = line_aligned(oraw)
+    cdef Py_ssize_t block = BLOCK * sizeof(double) // sizeof(elem_t)
+    cdef Py_ssize_t start = 0, m, i
+    cdef bint g_filled = False, y_filled = False
+    cdef bint* g_cache = &g_filled
+    cdef bint* y_cache = &y_filled
+    cdef bint out_direct = os == <Py_ssize_t>sizeof(elem_t)
+    cdef const elem_t* gp
+    cdef const elem_t* yp
+    cdef elem_t* op
+    if elementwise:
+        block = 1
+        g_cache = y_cache = NULL
+    while start < n:
+        m = min(block, n - start)
+        gp = _gather(g_kind, g + start * gs, gs, kind, <elem_t*>gbuf, m, g_cache)
+        yp = _gather(y_kind, y + start * ys, ys, kind, <elem_t*>ybuf, m, y_cache)
+        op = (<elem_t*>(<char*>out + start * os)) if out_direct else <elem_t*>obuf
+        loop(gp, yp, op, m)
+        if not out_direct:
+            for i in range(m):
+                (<elem_t*>(<char*>out + (start + i) * os))[0] = op[i]
+        start += m
