@@ -18,7 +18,7 @@ import numpy as np
 from . import OPENMP_ENABLED, _threads, sigmoid_backward
 from .aclnn import example as aclnn_example
 
-SUBCOMMANDS = {"bench": "._bench", "golden": "._golden"}
+SUBCOMMANDS = {"bench": "._bench", "golden": ".golden._cli_golden"}
 
 
 def _example():
