@@ -175,9 +175,20 @@ def test_out_replaced_by_a_fifo_while_writing_is_left_alone(tmp_path, capsys, mo
 
 # --- signals: no temporary left behind --------------------------------------
 
+# The children start with the dispositions a terminal gives, whatever they
+# inherit: under nohup SIGHUP comes in ignored, in a shell's background job
+# SIGINT does, and the command rightly leaves an ignored signal ignored.
+DEFAULT_SIGNALS = """
+import signal
+signal.signal(signal.SIGINT, signal.default_int_handler)
+for name in ("SIGTERM", "SIGHUP"):
+    if hasattr(signal, name):
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
+"""
+
 # Runs the command with a save that writes half a file, says so on stdout,
 # and then waits to be signalled (as a 200 MB write would be, mid-way).
-SLOW_WRITER = """
+SLOW_WRITER = DEFAULT_SIGNALS + """
 import sys, time
 import numpy as np
 from sigmoid_backward.golden import _cli_golden
@@ -191,9 +202,17 @@ sys.exit(_cli_golden.main(sys.argv[1:]))
 """
 
 
+def _ignore_all():
+    """As nohup and a background job leave a child: these signals ignored."""
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("inherited", ["default", "ignored"])
 @pytest.mark.parametrize("signame, status", [("SIGTERM", 143), ("SIGINT", 130),
                                              ("SIGHUP", 129)])
-def test_a_signal_mid_write_leaves_no_temporary(tmp_path, signame, status):
+def test_a_signal_mid_write_leaves_no_temporary(tmp_path, signame, status, inherited):
     if not hasattr(signal, signame):
         pytest.skip(f"no {signame} here")
     np.save(tmp_path / "g.npy", np.full(3, 0.5))
@@ -202,7 +221,8 @@ def test_a_signal_mid_write_leaves_no_temporary(tmp_path, signame, status):
     before = files(tmp_path)
     proc = subprocess.Popen([sys.executable, "-c", SLOW_WRITER, "--grad-output", "g.npy",
                              "--output", "g.npy", "--out", "r.npy"], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_ignore_all if inherited == "ignored" else None)
     try:
         assert proc.stdout.readline() == "writing\n"
         assert len(tmp_files(tmp_path)) == 1          # the temporary exists now
@@ -221,7 +241,7 @@ def test_a_signal_mid_write_leaves_no_temporary(tmp_path, signame, status):
 
 def test_an_ignored_sigterm_stays_ignored(tmp_path):
     """Under nohup-style SIG_IGN the command does not take the signal over."""
-    script = ("import signal\n"
+    script = (DEFAULT_SIGNALS +
               "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
               "from sigmoid_backward._atomic_write import Signals\n"
               "signals = Signals()\n"
@@ -234,7 +254,7 @@ def test_an_ignored_sigterm_stays_ignored(tmp_path):
 
 # Signals raised just after the temporary file is made, and just after it is
 # renamed over --out.  In a subprocess: a regression would kill pytest.
-HELD_BACK = """
+HELD_BACK = DEFAULT_SIGNALS + """
 import os, signal, sys, tempfile
 from sigmoid_backward import _atomic_write
 from sigmoid_backward.golden import _cli_golden
