@@ -1,15 +1,21 @@
 """``python -m sigmoid_backward golden``: golden data files for kernel tests.
 
-``--grad-output G --output Y --out R [--dtype D] [--shape S]`` reads both
-inputs (``.npy``, or raw given ``--dtype``; ``_files``), computes
-:func:`sigmoid_backward.sigmoid_backward`, and writes the result.
-``--dtype``, when given, is also the compute and result dtype (for ``.npy``
-inputs it is the function's ``dtype=``); otherwise the inputs' promotion.
-The result is written in the format its name says (``R.npy``, or raw), all
-or nothing (``_atomic_write``).  Errors (a missing file, a size that does
-not match the shape, inputs that do not broadcast, ...) print one line on
-stderr and exit with status 1; usage errors exit with status 2, as argparse
-does.
+Two modes:
+
+- **one case from files**: ``--grad-output G --output Y --out R [--dtype D]
+  [--shape S]`` reads both inputs (``.npy``, or raw given ``--dtype``;
+  ``_files``), computes :func:`sigmoid_backward.sigmoid_backward`, and writes
+  the result.  ``--dtype``, when given, is also the compute and result dtype
+  (for ``.npy`` inputs it is the function's ``dtype=``); otherwise the
+  inputs' promotion.  The result is written in the format its name says
+  (``R.npy``, or raw), all or nothing (``_atomic_write``).  Errors (a
+  missing file, a size that does not match the shape, inputs that do not
+  broadcast, ...) print one line on stderr and exit with status 1; usage
+  errors exit with status 2, as argparse does.
+- **a case set**: ``--cases FILE --out-dir DIR [--format bin|npy] [--seed
+  N]`` writes every case's inputs, golden and ``DIR/manifest.json``
+  (``_generate``), a line per case.  A case file that cannot be read or is
+  malformed exits with status 2; a failure to write, with status 1.
 
 SIGINT, SIGTERM or SIGHUP remove the file being written; the command then
 exits with 128 + the signal's number (130, 143, 129), as a shell reports a
@@ -25,10 +31,13 @@ from .._atomic_write import Signals, Terminated, WriteError, check_target, repla
 from .._function import sigmoid_backward
 from ._args import dtype_arg, shape_arg
 from ._dtype_names import DTYPES
-from ._errors import GoldenError
+from ._errors import CaseFileError, GoldenError
 from ._files import is_npy, read_npy, read_raw
+from ._generate import FORMATS, generate
 
 PROG = "python -m sigmoid_backward golden"
+SINGLE = ("grad_output", "output", "out")
+CASE_SET = ("out_dir", "format", "seed")
 
 
 def _parser():
@@ -36,12 +45,13 @@ def _parser():
         prog=PROG,
         description="Compute sigmoid_backward(grad_output, output) from files and write "
                     "the result: .npy files, or raw .bin files (as tofile writes them) "
-                    "given --dtype and --shape.")
-    p.add_argument("--grad-output", required=True, metavar="G",
+                    "given --dtype and --shape.  Or, with --cases, generate inputs and "
+                    "goldens for every case of an ATK json or TTK csv.")
+    p.add_argument("--grad-output", metavar="G",
                    help="grad_output: a .npy file, or a raw file")
-    p.add_argument("--output", required=True, metavar="Y",
+    p.add_argument("--output", metavar="Y",
                    help="output (the sigmoid's forward result): a .npy file, or a raw file")
-    p.add_argument("--out", required=True, metavar="R",
+    p.add_argument("--out", metavar="R",
                    help="where to write the result: .npy, or raw for any other name; "
                         "a regular file or a new name (a symlink is followed), "
                         "replaced whole, keeping its mode")
@@ -50,11 +60,42 @@ def _parser():
                         + ", ".join(DTYPES))
     p.add_argument("--shape", type=shape_arg, metavar="N,N,...",
                    help="shape of the raw inputs, e.g. 2,3,4 (default: one dimension)")
+    cases = p.add_argument_group("a case set")
+    cases.add_argument("--cases", metavar="FILE",
+                       help="an ATK json, TTK kernel csv or TTK aclnn csv: generate every "
+                            "case (instead of --grad-output/--output/--out)")
+    cases.add_argument("--out-dir", metavar="DIR",
+                       help="where to write the cases' files and manifest.json")
+    cases.add_argument("--format", choices=FORMATS,
+                       help="raw little-endian .bin files (default) or .npy")
+    cases.add_argument("--seed", type=int, metavar="N",
+                       help="mixed with each case's name into its seed (default 0)")
     return p
 
 
+def _options(names):
+    return ", ".join("--" + n.replace("_", "-") for n in names)
+
+
+def _check_mode(p, args):
+    """One mode or the other, each with what it needs (usage errors: exit 2)."""
+    if args.cases is not None:
+        extra = [n for n in (*SINGLE, "dtype", "shape") if getattr(args, n) is not None]
+        if extra:
+            p.error(f"--cases generates its own inputs: drop {_options(extra)}")
+        if args.out_dir is None:
+            p.error("the following arguments are required with --cases: --out-dir")
+        return
+    missing = [n for n in SINGLE if getattr(args, n) is None]
+    if missing:
+        p.error(f"the following arguments are required: {_options(missing)}")
+    extra = [n for n in CASE_SET if getattr(args, n) is not None]
+    if extra:
+        p.error(f"{_options(extra)} go with --cases")
+
+
 def run(args, signals=None, progress=None):
-    """Compute and write the golden result; return a one-line summary."""
+    """Compute and write the golden result of one case; return a one-line summary."""
     signals = Signals() if signals is None else signals
     progress = {} if progress is None else progress
     raw_inputs = [p for p in (args.grad_output, args.output) if not is_npy(p)]
@@ -85,33 +126,53 @@ def run(args, signals=None, progress=None):
             f"{','.join(map(str, result.shape)) or '()'}")
 
 
+def _run_cases(args, signals, done):
+    def log(line):
+        done.append(line)
+        print(line, flush=True)
+    manifest = generate(args.cases, args.out_dir, fmt=args.format or "bin",
+                        seed=args.seed or 0, log=log, signals=signals)
+    return f"wrote {len(manifest['cases'])} cases and their manifest.json to {args.out_dir}"
+
+
 def main(argv):
     """Entry point; ``argv`` excludes the ``golden`` word.  Returns the exit status."""
-    args = _parser().parse_args(argv)  # exits with status 2 on usage errors
+    p = _parser()
+    args = p.parse_args(argv)  # exits with status 2 on usage errors
+    _check_mode(p, args)
     progress: dict[str, object] = {}
+    done: list[str] = []
     with Signals() as signals:
         try:
-            print(run(args, signals, progress))
+            if args.cases is None:
+                print(run(args, signals, progress))
+            else:
+                print(_run_cases(args, signals, done))
+        except CaseFileError as exc:
+            return _error(str(exc), 2)
         except (GoldenError, WriteError) as exc:
-            return _error(str(exc))
+            return _error(str(exc), 1)
         except MemoryError:
-            return _error("not enough memory for these inputs")
+            return _error("not enough memory for these inputs", 1)
         except KeyboardInterrupt:
-            return _stopped("interrupted", args, progress, signal.SIGINT)
+            return _stopped("interrupted", args, progress, done, signal.SIGINT)
         except Terminated as exc:
             return _stopped(f"terminated by {signal.Signals(exc.signum).name}", args,
-                            progress, exc.signum)
+                            progress, done, exc.signum)
         except Exception as exc:  # a case not foreseen above: still one line
-            return _error(f"unexpected {type(exc).__name__}: {exc}")
+            return _error(f"unexpected {type(exc).__name__}: {exc}", 1)
     return 0
 
 
-def _error(message):
+def _error(message, status):
     print(f"{PROG}: error: {' '.join(message.split())}", file=sys.stderr)
-    return 1
+    return status
 
 
-def _stopped(why, args, progress, signum):
-    done = "was written" if progress.get("written") else "was not written"
-    print(f"{PROG}: {why}; {args.out} {done}", file=sys.stderr)
+def _stopped(why, args, progress, done, signum):
+    if args.cases is not None:
+        what = f"{len(done)} cases were written, {args.out_dir}/manifest.json was not"
+    else:
+        what = f"{args.out} {'was' if progress.get('written') else 'was not'} written"
+    print(f"{PROG}: {why}; {what}", file=sys.stderr)
     return 128 + int(signum)
