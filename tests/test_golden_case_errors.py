@@ -162,15 +162,16 @@ sys.exit(status)
 
 def test_a_large_case_runs_in_bounded_memory(tmp_path):
     """64M bfloat16 values: 128 MiB a file, 512 MiB as float64.  Generating
-    in chunks stays well below either: about 110 MiB, with room left for the
-    allocator and transparent huge pages, which can make the same run's peak
-    vary."""
+    and comparing in chunks stays well below either: about 110 and 45 MiB,
+    with room left for the allocator and transparent huge pages, which can
+    make the same run's peak vary."""
     shape = [4, 4096, 4096]
     inputs = [{"name": n, "dtype": "bf16", "shape": shape, "range_values": [-1, 1]}
               for n in ("gradOutput", "output")]
     (tmp_path / "big.json").write_text(json.dumps(
         [{"id": 0, "aclnn_name": "aclnnSigmoidBackward", "inputs": inputs}]))
-    for args in (["golden", "--cases", "big.json", "--out-dir", "out"],):
+    for args in (["golden", "--cases", "big.json", "--out-dir", "out"],
+                 ["compare", "--manifest", "out/manifest.json", "--actual-dir", "out"]):
         proc = subprocess.run([sys.executable, "-c", PEAK, *args], cwd=tmp_path,
                               capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, proc.stderr

@@ -18,7 +18,8 @@ import numpy as np
 from . import OPENMP_ENABLED, _threads, sigmoid_backward
 from .aclnn import example as aclnn_example
 
-SUBCOMMANDS = {"bench": "._bench", "golden": ".golden._cli_golden"}
+SUBCOMMANDS = {"bench": "._bench", "golden": ".golden._cli_golden",
+               "compare": ".golden._cli_compare"}
 
 
 def _example():
@@ -43,7 +44,7 @@ def _timing(n=1_000_000):
 
 
 USAGE = """\
-usage: python -m sigmoid_backward [-h] [{bench,golden} ...]
+usage: python -m sigmoid_backward [-h] [{bench,golden,compare} ...]
 
 Without arguments: the operator document's example, through the function and
 through the aclnn API, then a timing against the NumPy expression.
@@ -51,6 +52,8 @@ through the aclnn API, then a timing against the NumPy expression.
 subcommands:
   bench     sigmoid_backward side by side with its peers (bench --help)
   golden    golden data files for NPU kernel tests (golden --help)
+  compare   a device's output against its golden, under NPU tests'
+            precision standards (compare --help)
 """
 
 

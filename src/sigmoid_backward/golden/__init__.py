@@ -1,19 +1,28 @@
-"""Golden data for NPU operator tests.
+"""Golden data for NPU operator tests, and the comparison of a device's
+output with it.
 
 - :func:`cases` reads CANN's case files (ATK json, TTK kernel and aclnn csv);
-- :func:`generate` writes each case's inputs and golden, and a manifest.
+- :func:`generate` writes each case's inputs and golden, and a manifest;
+- :func:`compare` judges an output under one of the precision standards NPU
+  tests use (:data:`STANDARDS`), and reports the metrics.
 
-The command line is ``python -m sigmoid_backward golden`` (docs/golden.md).
+The command lines are ``python -m sigmoid_backward golden`` and
+``python -m sigmoid_backward compare`` (docs/golden.md).
 """
 from ._casefile import Case, Input, cases
+from ._compare import CompareResult, compare
 from ._errors import CaseFileError, GoldenError
 from ._generate import generate
+from ._standards import STANDARDS
 
 __all__ = [
     "Case",
     "CaseFileError",
+    "CompareResult",
     "GoldenError",
     "Input",
+    "STANDARDS",
     "cases",
+    "compare",
     "generate",
 ]
