@@ -6,8 +6,9 @@ Subcommands, each in a module of its own, imported only when asked for:
 
 - ``python -m sigmoid_backward bench ...`` compares with PyTorch, numexpr and
   NumPy side by side (_bench.py; it imports PyTorch when installed);
-- ``python -m sigmoid_backward golden ...`` writes golden data files
-  (_golden.py).
+- ``python -m sigmoid_backward golden ...`` writes golden data files, one
+  case or a case file's every case, and ``compare ...`` judges a device's
+  output against them (golden/).
 """
 import importlib
 import sys
@@ -18,7 +19,8 @@ import numpy as np
 from . import OPENMP_ENABLED, _threads, sigmoid_backward
 from .aclnn import example as aclnn_example
 
-SUBCOMMANDS = {"bench": "._bench", "golden": "._golden"}
+SUBCOMMANDS = {"bench": "._bench", "golden": ".golden._cli_golden",
+               "compare": ".golden._cli_compare"}
 
 
 def _example():
@@ -43,7 +45,7 @@ def _timing(n=1_000_000):
 
 
 USAGE = """\
-usage: python -m sigmoid_backward [-h] [{bench,golden} ...]
+usage: python -m sigmoid_backward [-h] [{bench,golden,compare} ...]
 
 Without arguments: the operator document's example, through the function and
 through the aclnn API, then a timing against the NumPy expression.
@@ -51,6 +53,8 @@ through the aclnn API, then a timing against the NumPy expression.
 subcommands:
   bench     sigmoid_backward side by side with its peers (bench --help)
   golden    golden data files for NPU kernel tests (golden --help)
+  compare   a device's output against its golden, under NPU tests'
+            precision standards (compare --help)
 """
 
 

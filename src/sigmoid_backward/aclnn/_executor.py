@@ -29,7 +29,7 @@ import threading
 
 import numpy as np
 
-from .. import _threads
+from .. import _dtypes, _threads
 from .._ufunc import ufunc
 from . import _buffer, _soc
 from ._constants import ACL_OF_COMPUTE_DTYPE, COMPUTE_DTYPES, INT64_MAX, aclDataType, aclnnStatus
@@ -156,7 +156,7 @@ def aclnnSigmoidBackwardGetWorkspaceSize(gradOutput, output, gradInput):
     y_dt = COMPUTE_DTYPES[output.data_type]
     out_dt = COMPUTE_DTYPES[gradInput.data_type]
     dt = ufunc.resolve_dtypes((g_dt, y_dt, None))[2]   # the ufunc's promotion
-    if dt.kind == "c" and out_dt.kind != "c":   # complex is never cast to a real dtype
+    if not _dtypes.castable(dt, out_dt):
         return invalid("4 (promotion)", f"{_describe('gradOutput', gradOutput)} and "
                        f"{_describe('output', output)} promote to "
                        f"{ACL_OF_COMPUTE_DTYPE[dt].name}, which cannot be cast to "

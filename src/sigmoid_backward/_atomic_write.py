@@ -1,0 +1,206 @@
+"""Replace a file all or nothing: write a temporary file beside it, then
+rename it over the target.  The result files of ``python -m sigmoid_backward
+golden`` and ``compare`` are written this way.
+
+What a replacement keeps and refuses:
+
+- the target a symlink: the file it points to is replaced (created, if the
+  link dangles); the link stays a link.
+- the target not a regular file (a FIFO, a device such as ``/dev/null``, a
+  directory, a socket): refused.  Such a file cannot be replaced without
+  destroying it (as root, replacing ``/dev/null`` breaks the system), and a
+  stream cannot take a file atomically; writing into a FIFO would also block
+  until a reader comes.
+- an existing target keeps its permission bits, and its owner and group
+  where this process may set them (root, or a group it belongs to); a new
+  one gets ``0666`` less the umask.  A target this process may not write is
+  refused, as the shell's ``>`` refuses it.
+- the target is a new file (a new inode), as with ``mv``: another hard link
+  to the old file keeps the old contents.  Writing in place would break the
+  all-or-nothing promise, and would also change every other name of a file
+  that a build cache may have hard-linked.
+- SIGINT, SIGTERM or SIGHUP during the write remove the temporary file
+  (:class:`Signals` turns them into exceptions; the command then reports
+  them).
+"""
+import contextlib
+import os
+import signal
+import stat
+import tempfile
+import threading
+
+
+class WriteError(Exception):
+    """The target cannot be written: reported in one line."""
+
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+          (stat.S_ISSOCK, "a socket"))
+
+
+def _not_regular(path, mode, label):
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    return WriteError(f"{label}: {path} is {kind}, not a regular file: golden writes "
+                      f"regular files only")
+
+
+def check_target(path, label="--out"):
+    """The file that writing ``path`` replaces, and its stat (None if new).
+
+    A symlink is followed to the file it points to, which is replaced and
+    keeps being pointed to; anything but a regular file is refused.
+    ``label`` (the option that named the file) starts every error message."""
+    if not path or path.endswith(("/", os.sep)):
+        raise WriteError(f"{label}: {path!r} names no file")
+    try:
+        st = os.stat(path)  # follows symlinks, to the end of a chain
+    except FileNotFoundError:
+        st = None  # a new file, or a dangling symlink whose target is created
+    except OSError as exc:  # a symlink loop, a file in the path, no access
+        raise WriteError(f"{label}: cannot use {path}: {exc.strerror}") from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise _not_regular(path, st.st_mode, label)
+    if st is not None and not os.access(path, os.W_OK):
+        raise WriteError(f"{label}: {path} is not writable (permission denied)")
+    return os.path.realpath(path), st
+
+
+class Signals:
+    """SIGINT, SIGTERM and SIGHUP as exceptions, held back in the few steps
+    where an exception would lose track of the temporary file.
+
+    SIGINT raises KeyboardInterrupt as usual; SIGTERM and SIGHUP raise
+    :class:`Terminated`.  A signal that is ignored (``nohup``) or handled by
+    someone else stays so.  Only the main thread can take signals; elsewhere
+    this does nothing."""
+
+    def __init__(self):
+        self.held, self.pending, self.previous = 0, None, {}
+
+    def __enter__(self):
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+            sig = getattr(signal, name, None)
+            if sig is None:
+                continue
+            current = signal.getsignal(sig)
+            expected = signal.default_int_handler if name == "SIGINT" else signal.SIG_DFL
+            if current is expected:
+                self.previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc):
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)
+        self.previous = {}
+
+    def _handle(self, signum, frame):
+        if self.held:
+            self.pending = self.pending or signum
+            return
+        self._raise(signum)
+
+    @staticmethod
+    def _raise(signum):
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise Terminated(signum)
+
+    @contextlib.contextmanager
+    def hold(self):
+        """Hold signals back inside the block; raise the first one after."""
+        self.held += 1
+        try:
+            yield
+        finally:
+            self.held -= 1
+            if not self.held and self.pending is not None:
+                signum, self.pending = self.pending, None
+                self._raise(signum)  # takes precedence over an error in the block
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived (a BaseException, like KeyboardInterrupt,
+    so that nothing on the way treats it as an ordinary error)."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _keep_owner_and_mode(fd, tmp, st):
+    """Give the new file (open as ``fd``, named ``tmp``) the owner, group and
+    permission bits of the file it replaces (``st``), as far as this process
+    may; a new file gets 0666 less the umask (mkstemp made it 0600)."""
+    if st is None:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    else:
+        mode = stat.S_IMODE(st.st_mode)
+        owner_kept = not hasattr(os, "fchown")
+        if hasattr(os, "fchown"):
+            try:  # root may; others only their own uid and groups they are in
+                os.fchown(fd, st.st_uid, st.st_gid)
+                owner_kept = True
+            except OSError:
+                try:
+                    os.fchown(fd, -1, st.st_gid)
+                except OSError:
+                    pass
+        if not owner_kept:  # no set-id bits on a file of another owner
+            mode &= ~(stat.S_ISUID | stat.S_ISGID)
+    # After the chown, which clears the set-id bits.
+    if hasattr(os, "fchmod"):
+        os.fchmod(fd, mode)
+    else:  # Windows: chmod by name; only the read-only bit exists there
+        os.chmod(tmp, mode)
+
+
+def replace_file(path, fill, signals, progress, label="--out"):
+    """Write a new ``path``: ``fill(f)`` writes the contents to a temporary
+    binary file beside the target of ``path``, which is then flushed to disk
+    and renamed over the target (see the module's docstring for what is
+    kept).  ``progress["written"]`` becomes True once the target is
+    replaced; ``signals`` is the :class:`Signals` in force."""
+    target, st = check_target(path, label)
+    folder = os.path.dirname(target)
+    tmp = f = None
+    try:
+        with signals.hold():  # no signal between creating the file and knowing its name
+            try:
+                fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".",
+                                           suffix=".tmp", dir=folder)
+            except OSError as exc:
+                raise WriteError(f"{label}: cannot write in {folder}: {exc}") from None
+            f = os.fdopen(fd, "wb")  # closes fd whatever happens next
+        with f:
+            fill(f)
+            f.flush()
+            os.fsync(f.fileno())
+            _keep_owner_and_mode(f.fileno(), tmp, st)
+        # The target may have changed while we computed and wrote: never
+        # replace what has become a symlink, FIFO or device meanwhile.
+        try:
+            now = os.lstat(target)
+        except FileNotFoundError:
+            now = None
+        if now is not None and not stat.S_ISREG(now.st_mode):
+            raise WriteError(f"{label}: {path} changed while the result was written; "
+                             f"left as it is") from None
+        with signals.hold():  # replaced and recorded as such, or neither
+            os.replace(tmp, target)
+            tmp = None
+            progress["written"] = True
+    except OSError as exc:
+        raise WriteError(f"{label}: cannot write {path}: {exc}") from None
+    finally:  # any failure, Ctrl-C, SIGTERM: never leave the temporary behind
+        if tmp is not None:
+            if f is not None:  # closed already, unless a signal came right after fdopen
+                with contextlib.suppress(OSError):
+                    f.close()
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)

@@ -1,0 +1,178 @@
+"""``python -m sigmoid_backward golden``: golden data files for kernel tests.
+
+Two modes:
+
+- **one case from files**: ``--grad-output G --output Y --out R [--dtype D]
+  [--shape S]`` reads both inputs (``.npy``, or raw given ``--dtype``;
+  ``_files``), computes :func:`sigmoid_backward.sigmoid_backward`, and writes
+  the result.  ``--dtype``, when given, is also the compute and result dtype
+  (for ``.npy`` inputs it is the function's ``dtype=``); otherwise the
+  inputs' promotion.  The result is written in the format its name says
+  (``R.npy``, or raw), all or nothing (``_atomic_write``).  Errors (a
+  missing file, a size that does not match the shape, inputs that do not
+  broadcast, ...) print one line on stderr and exit with status 1; usage
+  errors exit with status 2, as argparse does.
+- **a case set**: ``--cases FILE --out-dir DIR [--format bin|npy] [--seed
+  N]`` writes every case's inputs, golden and ``DIR/manifest.json``
+  (``_generate``), a line per case.  A case file that cannot be read or is
+  malformed exits with status 2; a failure to write, with status 1.
+
+SIGINT, SIGTERM or SIGHUP remove the file being written; the command then
+exits with 128 + the signal's number (130, 143, 129), as a shell reports a
+command the signal killed.
+"""
+import argparse
+import signal
+import sys
+
+import numpy as np
+
+from .._atomic_write import Signals, Terminated, WriteError, check_target, replace_file
+from .._function import sigmoid_backward
+from ._args import dtype_arg, shape_arg
+from ._dtype_names import DTYPES
+from ._errors import CaseFileError, GoldenError
+from ._files import is_npy, read_npy, read_raw
+from ._generate import FORMATS, generate
+
+PROG = "python -m sigmoid_backward golden"
+SINGLE = ("grad_output", "output", "out")
+CASE_SET = ("out_dir", "format", "seed")
+
+
+def _parser():
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Compute sigmoid_backward(grad_output, output) from files and write "
+                    "the result: .npy files, or raw .bin files (as tofile writes them) "
+                    "given --dtype and --shape.  Or, with --cases, generate inputs and "
+                    "goldens for every case of an ATK json or TTK csv.")
+    p.add_argument("--grad-output", metavar="G",
+                   help="grad_output: a .npy file, or a raw file")
+    p.add_argument("--output", metavar="Y",
+                   help="output (the sigmoid's forward result): a .npy file, or a raw file")
+    p.add_argument("--out", metavar="R",
+                   help="where to write the result: .npy, or raw for any other name; "
+                        "a regular file or a new name (a symlink is followed), "
+                        "replaced whole, keeping its mode")
+    p.add_argument("--dtype", type=dtype_arg, metavar="DTYPE",
+                   help="dtype of the raw inputs, and the compute and result dtype: "
+                        + ", ".join(DTYPES))
+    p.add_argument("--shape", type=shape_arg, metavar="N,N,...",
+                   help="shape of the raw inputs, e.g. 2,3,4 (default: one dimension)")
+    cases = p.add_argument_group("a case set")
+    cases.add_argument("--cases", metavar="FILE",
+                       help="an ATK json, TTK kernel csv or TTK aclnn csv: generate every "
+                            "case (instead of --grad-output/--output/--out)")
+    cases.add_argument("--out-dir", metavar="DIR",
+                       help="where to write the cases' files and manifest.json")
+    cases.add_argument("--format", choices=FORMATS,
+                       help="raw little-endian .bin files (default) or .npy")
+    cases.add_argument("--seed", type=int, metavar="N",
+                       help="mixed with each case's name into its seed (default 0)")
+    return p
+
+
+def _options(names):
+    return ", ".join("--" + n.replace("_", "-") for n in names)
+
+
+def _check_mode(p, args):
+    """One mode or the other, each with what it needs (usage errors: exit 2)."""
+    if args.cases is not None:
+        extra = [n for n in (*SINGLE, "dtype", "shape") if getattr(args, n) is not None]
+        if extra:
+            p.error(f"--cases generates its own inputs: drop {_options(extra)}")
+        if args.out_dir is None:
+            p.error("the following arguments are required with --cases: --out-dir")
+        return
+    missing = [n for n in SINGLE if getattr(args, n) is None]
+    if missing:
+        p.error(f"the following arguments are required: {_options(missing)}")
+    extra = [n for n in CASE_SET if getattr(args, n) is not None]
+    if extra:
+        p.error(f"{_options(extra)} go with --cases")
+
+
+def run(args, signals=None, progress=None):
+    """Compute and write the golden result of one case; return a one-line summary."""
+    signals = Signals() if signals is None else signals
+    progress = {} if progress is None else progress
+    raw_inputs = [p for p in (args.grad_output, args.output) if not is_npy(p)]
+    if args.shape is not None and not raw_inputs:
+        raise GoldenError("--shape describes raw inputs; .npy files carry their own shape")
+    check_target(args.out)  # refuse a bad --out before reading and computing
+    arrays = []
+    for path, what in ((args.grad_output, "--grad-output"), (args.output, "--output")):
+        if is_npy(path):
+            arrays.append(read_npy(path, what))
+        else:
+            arrays.append(read_raw(path, what, args.dtype, args.shape))
+    g, y = arrays
+    try:
+        result = sigmoid_backward(g, y, dtype=args.dtype)
+    except (TypeError, ValueError, OverflowError, RuntimeError) as exc:
+        # RuntimeError: NumPy's iterators refuse some shapes of over 32 dims
+        raise GoldenError(str(exc)) from None
+    result = np.asarray(result)  # 0-d inputs give a NumPy scalar
+
+    def fill(f):
+        if is_npy(args.out):
+            np.save(f, result, allow_pickle=False)
+        else:
+            result.tofile(f)
+    replace_file(args.out, fill, signals, progress)
+    return (f"wrote {args.out}: {result.dtype}, shape "
+            f"{','.join(map(str, result.shape)) or '()'}")
+
+
+def _run_cases(args, signals, done):
+    def log(line):
+        done.append(line)
+        print(line, flush=True)
+    manifest = generate(args.cases, args.out_dir, fmt=args.format or "bin",
+                        seed=args.seed or 0, log=log, signals=signals)
+    return f"wrote {len(manifest['cases'])} cases and their manifest.json to {args.out_dir}"
+
+
+def main(argv):
+    """Entry point; ``argv`` excludes the ``golden`` word.  Returns the exit status."""
+    p = _parser()
+    args = p.parse_args(argv)  # exits with status 2 on usage errors
+    _check_mode(p, args)
+    progress: dict[str, object] = {}
+    done: list[str] = []
+    with Signals() as signals:
+        try:
+            if args.cases is None:
+                print(run(args, signals, progress))
+            else:
+                print(_run_cases(args, signals, done))
+        except CaseFileError as exc:
+            return _error(str(exc), 2)
+        except (GoldenError, WriteError) as exc:
+            return _error(str(exc), 1)
+        except MemoryError:
+            return _error("not enough memory for these inputs", 1)
+        except KeyboardInterrupt:
+            return _stopped("interrupted", args, progress, done, signal.SIGINT)
+        except Terminated as exc:
+            return _stopped(f"terminated by {signal.Signals(exc.signum).name}", args,
+                            progress, done, exc.signum)
+        except Exception as exc:  # a case not foreseen above: still one line
+            return _error(f"unexpected {type(exc).__name__}: {exc}", 1)
+    return 0
+
+
+def _error(message, status):
+    print(f"{PROG}: error: {' '.join(message.split())}", file=sys.stderr)
+    return status
+
+
+def _stopped(why, args, progress, done, signum):
+    if args.cases is not None:
+        what = f"{len(done)} cases were written, {args.out_dir}/manifest.json was not"
+    else:
+        what = f"{args.out} {'was' if progress.get('written') else 'was not'} written"
+    print(f"{PROG}: {why}; {what}", file=sys.stderr)
+    return 128 + int(signum)

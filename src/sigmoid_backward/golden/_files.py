@@ -1,0 +1,183 @@
+"""Array files as NPU tests use them: ``.npy``, or raw ``.bin``.
+
+- ``.npy`` carries its dtype and shape.  NumPy writes bfloat16 as the 2-byte
+  void type ``|V2``; such a file is read back as bfloat16.
+- any other name (``.bin`` as NPU test suites write it with ``tofile``): raw
+  values in the machine's byte order (little-endian on x86-64 and AArch64),
+  no header; the caller names the dtype and shape.
+
+Whole arrays are read with :func:`read_npy` and :func:`read_raw`; large ones
+in chunks of a bounded size through :class:`ArrayFile`, and written in chunks
+with :func:`write_chunks`, so that a 164M-element case never sits in memory
+whole.
+"""
+import io
+import os
+
+import numpy as np
+
+from ._dtype_names import DTYPES, as_supported
+from ._errors import GoldenError
+
+
+def is_npy(path):
+    return str(path).lower().endswith(".npy")
+
+
+def read_npy(path, what):
+    """The whole array of a .npy file; ``what`` names it in errors."""
+    try:
+        arr = np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise GoldenError(f"{what}: no such file: {path}") from None
+    except (OSError, ValueError, EOFError, OverflowError, TypeError) as exc:
+        # OverflowError, ValueError: a header declaring an impossible shape
+        raise GoldenError(f"{what}: {path} is not a readable .npy file: {exc}") from None
+    if not isinstance(arr, np.ndarray):  # np.load opens .npz archives whatever their name
+        if hasattr(arr, "close"):
+            arr.close()
+        raise GoldenError(f"{what}: {path} is an .npz archive ({type(arr).__name__}), "
+                          f"not a .npy file")
+    return as_supported(arr)
+
+
+def _shape_text(shape):
+    return ",".join(map(str, shape))
+
+
+def raw_count(path, what, dtype, shape):
+    """How many ``dtype`` values the raw file ``path`` holds, checked against
+    ``shape`` (None: any count) before anything is read."""
+    if dtype is None:
+        raise GoldenError(f"{what}: {path} is a raw file: give its dtype with --dtype "
+                          f"(one of {', '.join(DTYPES)})")
+    try:
+        size = os.path.getsize(path)
+    except FileNotFoundError:
+        raise GoldenError(f"{what}: no such file: {path}") from None
+    except OSError as exc:
+        raise GoldenError(f"{what}: cannot read {path}: {exc}") from None
+    count, extra = divmod(size, dtype.itemsize)
+    if extra:
+        raise GoldenError(f"{what}: {path} holds {size} bytes, not a whole number of "
+                          f"{dtype} values ({dtype.itemsize} bytes each)")
+    if shape is not None and count != int(np.prod(shape, dtype=object)):
+        raise GoldenError(f"{what}: {path} holds {count} {dtype} values "
+                          f"({size} bytes), but --shape {_shape_text(shape)} "
+                          f"needs {int(np.prod(shape, dtype=object))}")
+    return count
+
+
+def read_raw(path, what, dtype, shape):
+    """The whole array of a raw file; one dimension when ``shape`` is None."""
+    count = raw_count(path, what, dtype, shape)
+    try:
+        arr = np.fromfile(path, dtype=dtype)
+    except OSError as exc:
+        raise GoldenError(f"{what}: cannot read {path}: {exc}") from None
+    if arr.size != count:  # the file changed while we read it
+        raise GoldenError(f"{what}: {path} changed size while being read")
+    if shape is None:
+        return arr
+    try:
+        return arr.reshape(shape)
+    except (ValueError, OverflowError) as exc:  # too many dims, or too large
+        raise GoldenError(f"--shape {_shape_text(shape)}: {exc}") from None
+
+
+class ArrayFile:
+    """An array in a file, for reading in chunks.
+
+    A raw file needs ``dtype`` (and ``shape``, else one dimension); a .npy
+    file has its own, which ``dtype`` and ``shape``, when given, must match.
+    :meth:`chunks` yields the values in C order, native byte order."""
+
+    def __init__(self, path, what, dtype=None, shape=None):
+        self.path, self.what = str(path), what
+        self.fortran = False
+        if is_npy(path):
+            self._open_npy(dtype, shape)
+        else:
+            count = raw_count(self.path, what, dtype, shape)
+            self.dtype, self.shape = np.dtype(dtype), (count,) if shape is None else shape
+            self.offset = 0
+
+    def _open_npy(self, dtype, shape):
+        fmt = np.lib.format
+        try:
+            with open(self.path, "rb") as f:
+                version = fmt.read_magic(f)
+                read = fmt.read_array_header_1_0 if version == (1, 0) \
+                    else fmt.read_array_header_2_0
+                self.shape, self.fortran, stored = read(f)
+                self.offset = f.tell()
+        except FileNotFoundError:
+            raise GoldenError(f"{self.what}: no such file: {self.path}") from None
+        except (OSError, ValueError, EOFError, OverflowError, TypeError) as exc:
+            raise GoldenError(f"{self.what}: {self.path} is not a readable .npy file: "
+                              f"{exc}") from None
+        self.dtype = as_supported(np.empty(0, stored)).dtype
+        if stored.hasobject or self.dtype.newbyteorder("=") not in DTYPES.values():
+            raise GoldenError(f"{self.what}: {self.path} holds {stored}, not one of "
+                              f"{', '.join(DTYPES)}")
+        if dtype is not None and self.dtype.newbyteorder("=") != dtype:
+            raise GoldenError(f"{self.what}: {self.path} holds {self.dtype.name}, "
+                              f"not {np.dtype(dtype).name}")
+        if shape is not None and tuple(self.shape) != tuple(shape):
+            raise GoldenError(f"{self.what}: {self.path} has shape {_shape_text(self.shape)}"
+                              f", not {_shape_text(shape)}")
+        expected = self.offset + self.size * self.dtype.itemsize
+        if os.path.getsize(self.path) < expected:
+            raise GoldenError(f"{self.what}: {self.path} is shorter than its header says")
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def read(self):
+        """The whole array, shaped."""
+        if is_npy(self.path):
+            return read_npy(self.path, self.what)
+        return read_raw(self.path, self.what, self.dtype, self.shape)
+
+    def chunks(self, count):
+        """Arrays of up to ``count`` values, in C order.  Each may reuse the
+        previous one's memory: use it before asking for the next."""
+        if self.fortran:  # stored in Fortran order: rare, read whole
+            flat = self.read().ravel(order="C")
+            for start in range(0, flat.size, count):
+                yield flat[start:start + count]
+            return
+        native = self.dtype.newbyteorder("=")
+        buf = np.empty(min(count, self.size), self.dtype)
+        with open(self.path, "rb") as f:
+            f.seek(self.offset)
+            for start in range(0, self.size, count):
+                part = buf[:min(count, self.size - start)]
+                if f.readinto(part.view(np.uint8).data) != part.nbytes:
+                    raise GoldenError(f"{self.what}: {self.path} changed size while "
+                                      f"being read")
+                yield part if part.dtype == native else part.astype(native)
+
+
+def npy_header(dtype, shape):
+    """The header ``np.save`` writes for an array of this dtype and shape."""
+    header = {"descr": np.lib.format.dtype_to_descr(np.dtype(dtype)),
+              "fortran_order": False, "shape": tuple(shape)}
+    out = io.BytesIO()
+    try:
+        np.lib.format.write_array_header_1_0(out, header)
+    except ValueError:  # too long for version 1.0, as np.save decides too
+        out = io.BytesIO()
+        np.lib.format.write_array_header_2_0(out, header)
+    return out.getvalue()
+
+
+def write_chunks(f, chunks, dtype, shape, npy):
+    """Write an array given as C-order ``chunks`` to the binary file ``f``:
+    a .npy header first if ``npy``, then the values' bytes."""
+    if npy:
+        f.write(npy_header(dtype, shape))
+    for chunk in chunks:
+        # As bytes: the buffer protocol has no format for bfloat16.
+        f.write(np.ascontiguousarray(chunk).reshape(-1).view(np.uint8).data)

@@ -1,0 +1,294 @@
+"""What ``python -m sigmoid_backward golden --out`` may be, what it keeps,
+and the signals (src/sigmoid_backward/_atomic_write.py): a result is
+written all or nothing, and no temporary file is ever left behind."""
+import os
+import signal
+import stat
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import sigmoid_backward._atomic_write as atomic
+
+from golden_support import HALF_RESULT, files, npy_args, one_line_error, run, tmp_files
+from helpers import assert_same
+
+
+def _golden(capsys, *args):
+    return run(capsys, "golden", *args)
+
+
+# --- what --out may be, and what is kept of it ------------------------------
+
+def test_symlink_out_writes_through_to_its_target(tmp_path, capsys):
+    (tmp_path / "data").mkdir()
+    target = tmp_path / "data" / "r.npy"
+    np.save(target, np.zeros(1))                       # stale data
+    (tmp_path / "link.npy").symlink_to(target)
+    status, out, err = _golden(capsys, *npy_args(tmp_path, tmp_path / "link.npy"))
+    assert (status, err) == (0, "")
+    assert (tmp_path / "link.npy").is_symlink()        # still a link, to the same file
+    assert os.readlink(tmp_path / "link.npy") == str(target)
+    assert_same(np.load(target), HALF_RESULT)                   # the target got the new data
+    assert tmp_files(tmp_path) == tmp_files(tmp_path / "data") == []
+
+
+def test_dangling_and_chained_symlinks(tmp_path, capsys):
+    (tmp_path / "dangling.npy").symlink_to(tmp_path / "new.npy")
+    status, _, err = _golden(capsys, *npy_args(tmp_path, tmp_path / "dangling.npy"))
+    assert (status, err) == (0, "")
+    assert (tmp_path / "dangling.npy").is_symlink()
+    assert_same(np.load(tmp_path / "new.npy"), HALF_RESULT)
+    (tmp_path / "chain.npy").symlink_to(tmp_path / "dangling.npy")
+    np.save(tmp_path / "new.npy", np.zeros(1))
+    assert _golden(capsys, *npy_args(tmp_path, tmp_path / "chain.npy"))[0] == 0
+    assert (tmp_path / "chain.npy").is_symlink() and (tmp_path / "dangling.npy").is_symlink()
+    assert_same(np.load(tmp_path / "new.npy"), HALF_RESULT)
+    (tmp_path / "loop.npy").symlink_to(tmp_path / "loop.npy")
+    status, _, err = _golden(capsys, *npy_args(tmp_path, tmp_path / "loop.npy"))
+    one_line_error(status, err, "--out: cannot use", "loop.npy")
+    assert (tmp_path / "loop.npy").is_symlink()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_out_is_refused_and_left_alone(tmp_path, capsys):
+    fifo = tmp_path / "r.bin"
+    os.mkfifo(fifo)
+    status, _, err = _golden(capsys, *npy_args(tmp_path, fifo))
+    one_line_error(status, err, "r.bin is a FIFO (named pipe), not a regular file")
+    assert stat_mode(fifo, os.stat) == "fifo"
+    assert tmp_files(tmp_path) == []
+
+
+def stat_mode(path, how=os.lstat):
+    mode = how(path).st_mode
+    for name in ("fifo", "chr", "blk", "dir", "lnk", "reg", "sock"):
+        if getattr(stat, f"S_IS{name.upper()}")(mode):
+            return name
+    return "?"
+
+
+def _null_device(tmp_path):
+    """A character device to give as --out.  As root, a node of its own
+    (1, 3: what /dev/null is) in tmp_path: a regression must never get to
+    replace the real /dev/null.  Otherwise the real one, which only root
+    could replace."""
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        node = tmp_path / "null"
+        os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        return str(node)
+    if not os.path.exists("/dev/null"):
+        pytest.skip("needs /dev/null")
+    return "/dev/null"
+
+
+@pytest.mark.skipif(not hasattr(os, "mknod"), reason="needs device nodes")
+def test_a_device_out_is_refused_and_left_alone(tmp_path, capsys):
+    """As root, replacing /dev/null with a regular file would break the
+    system; the command refuses before it computes anything."""
+    device = _null_device(tmp_path)
+    before = os.stat(device)
+    status, _, err = _golden(capsys, *npy_args(tmp_path, device))
+    one_line_error(status, err, f"{device} is a character device, not a regular file")
+    after = os.lstat(device)
+    assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev
+    assert after.st_ino == before.st_ino
+
+
+def test_a_directory_or_a_folder_name_is_refused(tmp_path, capsys):
+    (tmp_path / "d.npy").mkdir()
+    status, _, err = _golden(capsys, *npy_args(tmp_path, tmp_path / "d.npy"))
+    one_line_error(status, err, "is a directory, not a regular file")
+    status, _, err = _golden(capsys, *npy_args(tmp_path, str(tmp_path / "new") + os.sep))
+    one_line_error(status, err, "names no file")
+    assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.parametrize("mode", [0o600, 0o640, 0o444 if os.geteuid() == 0 else 0o644, 0o755],
+                         ids=oct)
+def test_an_existing_file_keeps_its_mode(tmp_path, capsys, mode):
+    out = tmp_path / "r.npy"
+    np.save(out, np.zeros(1))
+    os.chmod(out, mode)
+    assert _golden(capsys, *npy_args(tmp_path, out))[0] == 0
+    assert out.stat().st_mode & 0o7777 == mode
+    assert_same(np.load(out), HALF_RESULT)
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
+                    reason="only root can give a file to another owner")
+def test_an_existing_file_keeps_its_owner_and_group(tmp_path, capsys):
+    out = tmp_path / "r.npy"
+    np.save(out, np.zeros(1))
+    os.chown(out, 12345, 23456)
+    os.chmod(out, 0o2640)     # set-gid kept too: chown happens before chmod
+    assert _golden(capsys, *npy_args(tmp_path, out))[0] == 0
+    st = out.stat()
+    assert (st.st_uid, st.st_gid, st.st_mode & 0o7777) == (12345, 23456, 0o2640)
+
+
+def test_a_file_we_may_not_write_is_refused(tmp_path, capsys, monkeypatch):
+    """As the shell's > refuses it.  (Root may write anything, so the check
+    is simulated.)"""
+    out = tmp_path / "r.npy"
+    np.save(out, np.zeros(1))
+    previous = out.read_bytes()
+    real_access = os.access
+    monkeypatch.setattr(atomic.os, "access",
+                        lambda p, m: False if m == os.W_OK else real_access(p, m))
+    status, _, err = _golden(capsys, *npy_args(tmp_path, out))
+    one_line_error(status, err, "r.npy is not writable")
+    assert out.read_bytes() == previous
+
+
+def test_a_hard_link_keeps_the_old_contents(tmp_path, capsys):
+    """--out is replaced by a new file, as mv does: another name of the old
+    file (a hard link, as build caches make) keeps the old contents."""
+    out, other = tmp_path / "r.npy", tmp_path / "cached.npy"
+    np.save(out, np.zeros(1))
+    os.link(out, other)
+    old = out.read_bytes()
+    assert _golden(capsys, *npy_args(tmp_path, out))[0] == 0
+    assert_same(np.load(out), HALF_RESULT)
+    assert other.read_bytes() == old
+    assert out.stat().st_nlink == other.stat().st_nlink == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_out_replaced_by_a_fifo_while_writing_is_left_alone(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "r.npy"
+    np.save(out, np.zeros(1))
+    real_save = np.save
+
+    def swap_then_save(f, arr, **kwargs):
+        out.unlink()
+        os.mkfifo(out)
+        real_save(f, arr, **kwargs)
+    args = npy_args(tmp_path, out)
+    monkeypatch.setattr(np, "save", swap_then_save)  # numpy's own save
+    status, _, err = _golden(capsys, *args)
+    one_line_error(status, err, "changed while the result was written")
+    assert stat_mode(out) == "fifo" and tmp_files(tmp_path) == []
+
+
+# --- signals: no temporary left behind --------------------------------------
+
+# The children start with the dispositions a terminal gives, whatever they
+# inherit: under nohup SIGHUP comes in ignored, in a shell's background job
+# SIGINT does, and the command rightly leaves an ignored signal ignored.
+DEFAULT_SIGNALS = """
+import signal
+signal.signal(signal.SIGINT, signal.default_int_handler)
+for name in ("SIGTERM", "SIGHUP"):
+    if hasattr(signal, name):
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
+"""
+
+# Runs the command with a save that writes half a file, says so on stdout,
+# and then waits to be signalled (as a 200 MB write would be, mid-way).
+SLOW_WRITER = DEFAULT_SIGNALS + """
+import sys, time
+import numpy as np
+from sigmoid_backward.golden import _cli_golden
+def half_then_wait(f, arr, **kwargs):
+    f.write(b"\\x93NUMPY half")
+    f.flush()
+    print("writing", flush=True)
+    time.sleep(60)
+np.save = half_then_wait
+sys.exit(_cli_golden.main(sys.argv[1:]))
+"""
+
+
+def _ignore_all():
+    """As nohup and a background job leave a child: these signals ignored."""
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("inherited", ["default", "ignored"])
+@pytest.mark.parametrize("signame, status", [("SIGTERM", 143), ("SIGINT", 130),
+                                             ("SIGHUP", 129)])
+def test_a_signal_mid_write_leaves_no_temporary(tmp_path, signame, status, inherited):
+    if not hasattr(signal, signame):
+        pytest.skip(f"no {signame} here")
+    np.save(tmp_path / "g.npy", np.full(3, 0.5))
+    np.save(tmp_path / "r.npy", np.zeros(1))
+    previous = (tmp_path / "r.npy").read_bytes()
+    before = files(tmp_path)
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_WRITER, "--grad-output", "g.npy",
+                             "--output", "g.npy", "--out", "r.npy"], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_ignore_all if inherited == "ignored" else None)
+    try:
+        assert proc.stdout.readline() == "writing\n"
+        assert len(tmp_files(tmp_path)) == 1          # the temporary exists now
+        proc.send_signal(getattr(signal, signame))
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == status, err
+    assert err == (f"python -m sigmoid_backward golden: "
+                   f"{'interrupted' if signame == 'SIGINT' else 'terminated by ' + signame}"
+                   f"; r.npy was not written\n")
+    assert files(tmp_path) == before and tmp_files(tmp_path) == []
+    assert (tmp_path / "r.npy").read_bytes() == previous
+
+
+def test_an_ignored_sigterm_stays_ignored(tmp_path):
+    """Under nohup-style SIG_IGN the command does not take the signal over."""
+    script = (DEFAULT_SIGNALS +
+              "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+              "from sigmoid_backward._atomic_write import Signals\n"
+              "signals = Signals()\n"
+              "with signals:\n"
+              "    assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN\n"
+              "    assert signal.getsignal(signal.SIGINT) == signals._handle\n"
+              "assert signal.getsignal(signal.SIGINT) is signal.default_int_handler\n")
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
+
+
+# Signals raised just after the temporary file is made, and just after it is
+# renamed over --out.  In a subprocess: a regression would kill pytest.
+HELD_BACK = DEFAULT_SIGNALS + """
+import os, signal, sys, tempfile
+from sigmoid_backward import _atomic_write
+from sigmoid_backward.golden import _cli_golden
+where = sys.argv.pop(1)
+real = os.replace if where == "replace" else tempfile.mkstemp
+
+def then_signal(*args, **kwargs):
+    made = real(*args, **kwargs)
+    signal.raise_signal(signal.SIGTERM)   # Python runs the handler before the next line
+    return made
+if where == "replace":
+    _atomic_write.os.replace = then_signal
+else:
+    _atomic_write.tempfile.mkstemp = then_signal
+status = _cli_golden.main(sys.argv[1:])
+assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL   # restored
+sys.exit(status)
+"""
+
+
+@pytest.mark.parametrize("where, written", [("mkstemp", False), ("replace", True)])
+def test_a_signal_while_creating_or_renaming_is_held_back(tmp_path, where, written):
+    """A signal that arrives while the temporary file is created, or while
+    it is renamed, is acted on just after: never a file left behind, and
+    the message says whether --out was written."""
+    np.save(tmp_path / "g.npy", np.full(3, 0.5))
+    proc = subprocess.run([sys.executable, "-c", HELD_BACK, where, "--grad-output", "g.npy",
+                           "--output", "g.npy", "--out", "r.npy"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 143, proc.stderr
+    assert proc.stderr == ("python -m sigmoid_backward golden: terminated by SIGTERM; r.npy "
+                           f"was {'' if written else 'not '}written\n")
+    assert tmp_files(tmp_path) == []
+    if written:
+        assert_same(np.load(tmp_path / "r.npy"), HALF_RESULT)
+    else:
+        assert not (tmp_path / "r.npy").exists()
