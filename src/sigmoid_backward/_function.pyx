@@ -22,9 +22,11 @@ cimport numpy as cnp
 from sigmoid_backward._kernels cimport (Kind, call_threads, compute, kind_of, same_or_disjoint,
                                         set_call_threads, threads_for, usable)
 
+import functools
+
 import numpy as np
 
-from . import _threads
+from . import _frameworks, _threads
 from ._dtypes import BFLOAT16 as _BFLOAT16
 from ._inputs import as_array as _as_array
 from ._ufunc import ufunc as _ufunc
@@ -181,6 +183,13 @@ def sigmoid_backward(grad_output, output, /, out=None, *, where=True,
         result = fast_path(grad_output, output, out, requested)
         if result is not None:
             return result
+    # PyTorch tensors, JAX and CuPy arrays: the call on NumPy views of them,
+    # the result back in their type (_frameworks.py).
+    result = _frameworks.call(grad_output, output, out, functools.partial(
+        sigmoid_backward, where=where, casting=casting, order=order, dtype=dtype,
+        subok=subok, num_threads=num_threads))
+    if result is not NotImplemented:
+        return result
     g = _operand(grad_output, "grad_output")
     y = _operand(output, "output")
     # Only the options the caller changed, as a ufunc call spells them: an

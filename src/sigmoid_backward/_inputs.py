@@ -101,11 +101,30 @@ def _from_dlpack(obj):
     return arr.view(_dtypes.BFLOAT16) if producer.relabelled else arr
 
 
-def _is_torch_tensor(obj):
-    return any(cls.__module__.split(".")[0] == "torch" for cls in type(obj).__mro__)
+_PLAIN = (np.ndarray, float, int, complex, bool, type(None))
+_FRAMEWORK_OF_MODULE = {"torch": "torch", "jax": "jax", "jaxlib": "jax", "cupy": "cupy"}
 
 
-def _plain_tensor(tensor):
+def framework(obj):
+    """"torch", "jax" or "cupy" when ``obj`` is that framework's array (a
+    tensor subclass, a JAX tracer), else None.  Known by its class's module,
+    so that no framework is imported to ask."""
+    cls = type(obj)
+    if cls in _PLAIN:
+        return None
+    found = _FRAMEWORK_OF_MODULE.get(cls.__module__)   # torch.Tensor: "torch"
+    if found is not None:
+        return found
+    for c in cls.__mro__:
+        module = getattr(c, "__module__", None)
+        if isinstance(module, str):
+            found = _FRAMEWORK_OF_MODULE.get(module.partition(".")[0])
+            if found is not None:
+                return found
+    return None
+
+
+def plain_tensor(tensor):
     """A torch tensor without autograd history or lazy conj/neg bits."""
     if tensor.requires_grad:
         tensor = tensor.detach()
@@ -142,8 +161,8 @@ def as_array(obj, name):
         return obj
     dlpack_error = None
     try:
-        if _is_torch_tensor(obj):
-            obj = _plain_tensor(obj)
+        if framework(obj) == "torch":
+            obj = plain_tensor(obj)
         if hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
             try:
                 return _from_dlpack(obj)

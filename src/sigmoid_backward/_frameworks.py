@@ -1,0 +1,191 @@
+"""Tensors back for tensors: the function's PyTorch, JAX and CuPy inputs.
+
+``sigmoid_backward`` computes on NumPy arrays.  When an argument is an
+array of an ML framework, the call follows SciPy's array-API principle, the
+output has the input's array type:
+
+- PyTorch CPU tensors are read through ``.numpy()`` views (bfloat16 through
+  an int16 view), without a copy; the result is ``torch.from_numpy`` of the
+  NumPy result, sharing its memory.  ``out=`` may be a tensor, written
+  through its view and returned.
+- JAX CPU arrays are read without a copy (``np.asarray``) and the result is
+  put back on the input's device: one copy, as JAX arrays are immutable.
+- Tensors and arrays on another device (CUDA, ROCm, MPS, ...) and CuPy
+  arrays are refused with an error that names the device and the
+  framework's own op: nothing is silently copied to the host.  So are JAX
+  tracers (inside ``jax.jit``, ``grad``, ``vmap``), which hold no values.
+
+Objects are recognised by their class's module, so this module never
+imports a framework: it only uses one whose array it was handed.
+"""
+import sys
+
+import numpy as np
+
+from . import _dtypes
+from ._inputs import as_array, framework, plain_tensor
+
+_BFLOAT16_NUM = _dtypes.BFLOAT16.num
+_FLOAT64_NUM = _dtypes.FLOAT64.num
+_COMPLEX128_NUM = _dtypes.COMPLEX128.num
+
+# What to use instead, by framework, when its array is not on the CPU.
+_OWN_OP = {
+    "torch": "use PyTorch's own torch.ops.aten.sigmoid_backward(grad_output, output) there",
+    "jax": "use JAX's own jax.vjp(jax.nn.sigmoid, x) or g * (1 - y) * y under jax.jit there",
+    "cupy": "use CuPy's own arithmetic, grad_output * (1 - output) * output, there",
+}
+
+
+def call(grad_output, output, out, compute):
+    """The function's call when a framework array is involved, else
+    NotImplemented.
+
+    Parameters
+    ----------
+    grad_output, output : object
+        The function's inputs, as the caller passed them.
+    out : object
+        The function's ``out`` (None, an array, or a tuple of one).
+    compute : callable
+        ``compute(grad_output, output, out)``: the function's call, with the
+        caller's other options, on what this module hands it (NumPy arrays
+        for framework arrays, anything else untouched).
+
+    Returns
+    -------
+    object
+        ``out`` as passed (its one element for a tuple) when it is given;
+        otherwise the result in the inputs' array type (a 0-d tensor or
+        array for 0-d inputs), or what ``compute`` returned when that is no
+        NumPy array (another container won the ufunc's dispatch).
+        NotImplemented when no argument is a framework array.
+
+    Raises
+    ------
+    TypeError
+        For an argument on a device other than the CPU, a CuPy array, a JAX
+        tracer, inputs of two frameworks, an ``out`` that cannot be written
+        in place, or a result dtype the framework cannot hold.
+    """
+    target = out[0] if type(out) is tuple and len(out) == 1 else out
+    kinds = (framework(grad_output), framework(output), framework(target))
+    if kinds == (None, None, None):
+        return NotImplemented
+    inputs = {k for k in kinds[:2] if k is not None}
+    if len(inputs) > 1:
+        raise TypeError(f"grad_output is a {_describe(grad_output)} and output a "
+                        f"{_describe(output)}: convert one to the other's framework")
+    g = _input(grad_output, "grad_output", kinds[0])
+    y = _input(output, "output", kinds[1])
+    if kinds[2] is not None:
+        out_view = _out_view(target, kinds[2])
+        compute(g, y, (out_view,) if type(out) is tuple else out_view)
+        return target
+    result = compute(g, y, out)
+    if out is not None or not inputs or not isinstance(result, (np.ndarray, np.generic)):
+        return result   # out as passed; another container's result
+    like = grad_output if kinds[0] is not None else output
+    return _from_numpy(np.asarray(result), inputs.pop(), like)
+
+
+def _describe(x):
+    return f"{type(x).__module__}.{type(x).__name__}"
+
+
+def _refuse_device(x, name, kind):
+    """Raise for an array that is not in host memory; return otherwise."""
+    device = _device(x, kind)
+    if device is not None:
+        raise TypeError(f"{name}: a {_describe(x)} on {device}: sigmoid_backward computes "
+                        f"on the CPU and does not copy device memory to the host; "
+                        f"{_OWN_OP[kind]}")
+
+
+def _device(x, kind):
+    """The device of ``x`` when it is not the CPU, as its framework names it."""
+    if kind == "torch":
+        return None if x.device.type == "cpu" else str(x.device)
+    if kind == "jax":
+        platforms = {d.platform for d in x.devices()}
+        return None if platforms == {"cpu"} else ", ".join(sorted(platforms))
+    # CuPy arrays live in device memory: __dlpack_device__ is (type, id).
+    device_type, device_id = x.__dlpack_device__()
+    return f"{_DLPACK_DEVICES.get(int(device_type), f'DLPack device {int(device_type)}')}:" \
+           f"{device_id}"
+
+
+_DLPACK_DEVICES = {1: "cpu", 2: "cuda", 3: "cuda_host", 10: "rocm", 13: "cuda_managed"}
+
+
+def _refuse_tracer(x, name):
+    jax = sys.modules.get("jax")
+    if jax is not None and isinstance(x, jax.core.Tracer):
+        raise TypeError(f"{name}: a JAX tracer ({type(x).__name__}) holds no values: "
+                        f"inside jax.jit, grad or vmap use sigmoid_backward.jax."
+                        f"sigmoid_backward, which runs this kernel as an XLA custom call")
+
+
+def _input(x, name, kind):
+    """An input as the ufunc takes it: framework arrays as NumPy views."""
+    if kind is None:
+        return x
+    if kind == "torch":
+        try:
+            return _torch_view(x)
+        except (TypeError, RuntimeError):
+            _refuse_device(x, name, kind)
+            try:
+                # Autograd history, lazy conj/neg bits: resolved, then viewed.
+                return _torch_view(plain_tensor(x))
+            except (TypeError, RuntimeError):
+                return as_array(x, name)   # other dtypes: DLPack, or an error naming x
+    if kind == "jax":
+        _refuse_tracer(x, name)
+    _refuse_device(x, name, kind)
+    return as_array(x, name)
+
+
+def _torch_view(t):
+    """A CPU tensor's memory as an ndarray; raises what ``Tensor.numpy()``
+    raises for a tensor it cannot view (device, grad, conj/neg bits, dtype)."""
+    torch = sys.modules["torch"]
+    if t.dtype is torch.bfloat16:
+        return t.view(torch.int16).numpy().view(_dtypes.BFLOAT16)
+    return t.numpy()
+
+
+def _out_view(out, kind):
+    """``out`` as a writeable ndarray over the same memory."""
+    if kind == "jax":
+        raise TypeError(f"out: a {_describe(out)} cannot be written: JAX arrays are "
+                        f"immutable; leave out=None to get a new JAX array")
+    _refuse_device(out, "out", kind)   # CuPy: always refused here
+    if out.requires_grad:
+        raise TypeError("out: a tensor that requires grad cannot be written in place; "
+                        "pass out=tensor.detach(), which shares its memory, to write it anyway")
+    if out.is_conj() or out.is_neg():
+        raise TypeError("out: a lazily conjugated or negated tensor view cannot be "
+                        "written in place; resolve_conj() or resolve_neg() it first")
+    try:
+        view = _torch_view(out)
+    except (TypeError, RuntimeError) as exc:
+        raise TypeError(f"out: cannot write into a {out.dtype} tensor: {exc}") from exc
+    if not view.flags.writeable:
+        raise ValueError("out: the tensor is read-only")
+    return view
+
+
+def _from_numpy(result, kind, like):
+    """The NumPy result in the input's framework."""
+    if kind == "torch":
+        torch = sys.modules["torch"]
+        if result.dtype.num == _BFLOAT16_NUM:   # (== on dtypes costs 0.5 us)
+            return torch.from_numpy(result.view(np.int16)).view(torch.bfloat16)
+        return torch.from_numpy(result)
+    jax = sys.modules["jax"]
+    if result.dtype.num in (_FLOAT64_NUM, _COMPLEX128_NUM) and not jax.config.jax_enable_x64:
+        raise TypeError(f"the result is {result.dtype}, which JAX holds only with "
+                        f"jax.config.update('jax_enable_x64', True); enable it, or "
+                        f"pass NumPy arrays")
+    return jax.device_put(result, next(iter(like.devices())))
