@@ -244,4 +244,3 @@ def test_jax_tracers_point_at_sigmoid_backward_jax(jax):
 def test_two_frameworks_in_one_call_are_refused(torch, jax):
     with pytest.raises(TypeError, match="^grad_output is a torch.Tensor and output a jaxlib"):
         sb(torch.ones(3), jax.numpy.ones(3))
-

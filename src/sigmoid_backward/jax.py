@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 
 try:
-    from . import _xla_ffi
+    from ._xla_ffi import handler as _handler
 except ImportError as exc:   # built without it: say how to get it
     raise ImportError(
         "sigmoid_backward.jax needs the package's XLA FFI target, which this build of "
@@ -26,7 +26,7 @@ except ImportError as exc:   # built without it: say how to get it
 __all__ = ["sigmoid_backward", "sigmoid"]
 
 _TARGET = "sigmoid_backward"
-jax.ffi.register_ffi_target(_TARGET, _xla_ffi.handler(), platform="cpu")
+jax.ffi.register_ffi_target(_TARGET, _handler(), platform="cpu")
 
 _SUPPORTED = tuple(jnp.dtype(name) for name in (
     "float16", "bfloat16", "float32", "float64", "complex64", "complex128"))
