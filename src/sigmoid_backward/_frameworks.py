@@ -156,10 +156,16 @@ def _torch_view(t):
 
 
 def _out_view(out, kind):
-    """``out`` as a writeable ndarray over the same memory."""
+    """``out`` as an ndarray over the same memory, for the ufunc to write."""
     if kind == "jax":
         raise TypeError(f"out: a {_describe(out)} cannot be written: JAX arrays are "
                         f"immutable; leave out=None to get a new JAX array")
+    error = None
+    if kind == "torch":
+        try:
+            return _torch_view(out)
+        except (TypeError, RuntimeError) as exc:
+            error = exc   # .numpy() refused it: say why in the caller's terms
     _refuse_device(out, "out", kind)   # CuPy: always refused here
     if out.requires_grad:
         raise TypeError("out: a tensor that requires grad cannot be written in place; "
@@ -167,13 +173,8 @@ def _out_view(out, kind):
     if out.is_conj() or out.is_neg():
         raise TypeError("out: a lazily conjugated or negated tensor view cannot be "
                         "written in place; resolve_conj() or resolve_neg() it first")
-    try:
-        view = _torch_view(out)
-    except (TypeError, RuntimeError) as exc:
-        raise TypeError(f"out: cannot write into a {out.dtype} tensor: {exc}") from exc
-    if not view.flags.writeable:
-        raise ValueError("out: the tensor is read-only")
-    return view
+    raise TypeError(f"out: cannot write into a {_describe(out)} of dtype {out.dtype}: "
+                    f"{error}") from error
 
 
 def _from_numpy(result, kind, like):
