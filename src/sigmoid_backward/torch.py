@@ -40,9 +40,13 @@ def _result_dtype(grad_output, output):
 @torch.library.impl("sigmoid_backward::sigmoid_backward", "cpu")
 def _cpu(grad_output, output):
     dtype = _result_dtype(grad_output, output)
-    # Casts to the promoted dtype (none when the dtypes agree), then this
-    # library's function, which returns a tensor over its NumPy result.
-    result = _function(grad_output.to(dtype), output.to(dtype))
+    # Casts to the promoted dtype where needed, then this library's function,
+    # which returns a tensor over its NumPy result.
+    if grad_output.dtype != dtype:
+        grad_output = grad_output.to(dtype)
+    if output.dtype != dtype:
+        output = output.to(dtype)
+    result = _function(grad_output, output)
     return result if result.is_contiguous() else result.contiguous()
 
 
