@@ -72,8 +72,12 @@ def call(grad_output, output, out, compute):
     kinds = (framework(grad_output), framework(output), framework(target))
     if kinds == (None, None, None):
         return NotImplemented
-    inputs = {k for k in kinds[:2] if k is not None}
-    if len(inputs) > 1:
+    if kinds == ("torch", "torch", None):
+        result = _plain_tensors(grad_output, output, compute)
+        if result is not NotImplemented:
+            return result
+    kind = kinds[0] or kinds[1]   # the inputs' framework
+    if kinds[0] and kinds[1] and kinds[0] != kinds[1]:
         raise TypeError(f"grad_output is a {_describe(grad_output)} and output a "
                         f"{_describe(output)}: convert one to the other's framework")
     g = _input(grad_output, "grad_output", kinds[0])
@@ -83,10 +87,26 @@ def call(grad_output, output, out, compute):
         compute(g, y, (out_view,) if type(out) is tuple else out_view)
         return target
     result = compute(g, y, out)
-    if out is not None or not inputs or not isinstance(result, (np.ndarray, np.generic)):
+    if out is not None or kind is None or not isinstance(result, (np.ndarray, np.generic)):
         return result   # out as passed; another container's result
-    like = grad_output if kinds[0] is not None else output
-    return _from_numpy(np.asarray(result), inputs.pop(), like)
+    return _from_numpy(np.asarray(result), kind, grad_output if kinds[0] else output)
+
+
+def _plain_tensors(g, y, compute):
+    """The common case in fewer steps: two CPU tensors of a dtype NumPy has,
+    without autograd history or lazy bits, are their ``.numpy()`` views
+    (which refuse every other tensor: then NotImplemented)."""
+    torch = sys.modules["torch"]
+    if g.dtype is torch.bfloat16 or y.dtype is torch.bfloat16:
+        return NotImplemented
+    try:
+        g, y = g.numpy(), y.numpy()
+    except (TypeError, RuntimeError):
+        return NotImplemented
+    result = compute(g, y, None)
+    if type(result) is np.ndarray:
+        return torch.from_numpy(result)
+    return _from_numpy(np.asarray(result), "torch", g)   # 0-d: a NumPy scalar
 
 
 def _describe(x):

@@ -101,8 +101,12 @@ def _from_dlpack(obj):
     return arr.view(_dtypes.BFLOAT16) if producer.relabelled else arr
 
 
-_PLAIN = (np.ndarray, float, int, complex, bool, type(None))
 _FRAMEWORK_OF_MODULE = {"torch": "torch", "jax": "jax", "jaxlib": "jax", "cupy": "cupy"}
+# Classes seen, and their framework: a small call pays for a dict lookup,
+# not a walk of the class's bases.  Bounded, for programs that make classes.
+_FRAMEWORK_OF_CLASS = {cls: None for cls in (np.ndarray, float, int, complex, bool,
+                                             type(None), list, tuple)}
+_MAX_CLASSES = 1024
 
 
 def framework(obj):
@@ -110,8 +114,20 @@ def framework(obj):
     tensor subclass, a JAX tracer), else None.  Known by its class's module,
     so that no framework is imported to ask."""
     cls = type(obj)
-    if cls in _PLAIN:
-        return None
+    try:
+        return _FRAMEWORK_OF_CLASS[cls]
+    except KeyError:
+        pass
+    found = None
+    for c in cls.__mro__:
+        module = getattr(c, "__module__", None)
+        if isinstance(module, str):
+            found = _FRAMEWORK_OF_MODULE.get(module.partition(".")[0])
+            if found is not None:
+                break
+    if len(_FRAMEWORK_OF_CLASS) < _MAX_CLASSES:
+        _FRAMEWORK_OF_CLASS[cls] = found
+    return found
     found = _FRAMEWORK_OF_MODULE.get(cls.__module__)   # torch.Tensor: "torch"
     if found is not None:
         return found
