@@ -104,8 +104,8 @@ def _from_dlpack(obj):
 _FRAMEWORK_OF_MODULE = {"torch": "torch", "jax": "jax", "jaxlib": "jax", "cupy": "cupy"}
 # Classes seen, and their framework: a small call pays for a dict lookup,
 # not a walk of the class's bases.  Bounded, for programs that make classes.
-_FRAMEWORK_OF_CLASS = {cls: None for cls in (np.ndarray, float, int, complex, bool,
-                                             type(None), list, tuple)}
+_FRAMEWORK_OF_CLASS: dict[type, str | None] = {
+    cls: None for cls in (np.ndarray, float, int, complex, bool, type(None), list, tuple)}
 _MAX_CLASSES = 1024
 
 
