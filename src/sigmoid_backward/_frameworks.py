@@ -96,8 +96,8 @@ def _plain_tensors(g, y, compute):
     """The common case in fewer steps: two CPU tensors of a dtype NumPy has,
     without autograd history or lazy bits, are their ``.numpy()`` views
     (which refuse every other tensor: then NotImplemented)."""
-    torch = sys.modules["torch"]
-    if g.dtype is torch.bfloat16 or y.dtype is torch.bfloat16:
+    torch = sys.modules.get("torch")
+    if torch is None or g.dtype is torch.bfloat16 or y.dtype is torch.bfloat16:
         return NotImplemented
     try:
         g, y = g.numpy(), y.numpy()
@@ -169,8 +169,8 @@ def _input(x, name, kind):
 def _torch_view(t):
     """A CPU tensor's memory as an ndarray; raises what ``Tensor.numpy()``
     raises for a tensor it cannot view (device, grad, conj/neg bits, dtype)."""
-    torch = sys.modules["torch"]
-    if t.dtype is torch.bfloat16:
+    torch = sys.modules.get("torch")   # None: a stand-in, whose .numpy() raises
+    if torch is not None and t.dtype is torch.bfloat16:
         return t.view(torch.int16).numpy().view(_dtypes.BFLOAT16)
     return t.numpy()
 
