@@ -1,6 +1,6 @@
 """The PyTorch and JAX figures of docs/performance.md, from one run.
 
-    python benchmarks/frameworks.py [--quick]
+    python benchmarks/frameworks.py [--quick] [--threads N]
 
 Needs torch and jax.  Three tables, each ratio the median over rounds of
 two calls timed in alternation (``sigmoid_backward._bench.compare``, the
@@ -16,8 +16,11 @@ method of ``python -m sigmoid_backward bench``):
    ``jax.jit(lambda g, y: g * (1 - y) * y)``, on arrays on the CPU device.
 
 Each row states the target it is measured against and whether this run met
-it.  Every contender runs on ``sigmoid_backward.get_num_threads()`` threads
-(PyTorch: ``torch.set_num_threads``; XLA's CPU client picks its own).
+it.  Every contender runs on ``--threads`` threads (by default
+``sigmoid_backward.get_num_threads()``; PyTorch: ``torch.set_num_threads``;
+XLA's CPU client picks its own count, held to one with ``--threads 1``).
+On a machine that other processes load, prefer ``--threads 1``: a parallel
+region waits for its slowest thread, and a preempted one costs a time slice.
 """
 import argparse
 import sys
@@ -114,10 +117,13 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
                         help="small sizes and short samples: checks that it runs")
+    parser.add_argument("--threads", type=_bench._parse_threads, default=None,
+                        help="threads for every contender (default: get_num_threads())")
     args = parser.parse_args(argv)
-    import jax
+    threads = args.threads or sb.get_num_threads()
+    jax = _bench._import_jax(threads)   # one thread: XLA_FLAGS set before the import
     import torch
-    threads = sb.get_num_threads()
+    sb.set_num_threads(threads)
     torch.set_num_threads(threads)
     seconds = 0.01 if args.quick else _bench._TARGET_SECONDS
     torch_sizes = (1_000, 2_000) if args.quick else (1_000, 1_000_000, 10_000_000)
