@@ -25,6 +25,9 @@ import numpy as np
 from . import _dtypes
 from ._inputs import as_array, framework, plain_tensor
 
+# Types no framework owns, that most calls pass.
+_PLAIN = frozenset((np.ndarray, float, int, complex, bool, type(None), np.float16, np.float32,
+                    np.float64, np.complex64, np.complex128, _dtypes.BFLOAT16.type))
 _BFLOAT16_NUM = _dtypes.BFLOAT16.num
 _FLOAT64_NUM = _dtypes.FLOAT64.num
 _COMPLEX128_NUM = _dtypes.COMPLEX128.num
@@ -37,7 +40,7 @@ _OWN_OP = {
 }
 
 
-def call(grad_output, output, out, compute):
+def call(grad_output, output, out, function, options):
     """The function's call when a framework array is involved, else
     NotImplemented.
 
@@ -47,10 +50,13 @@ def call(grad_output, output, out, compute):
         The function's inputs, as the caller passed them.
     out : object
         The function's ``out`` (None, an array, or a tuple of one).
-    compute : callable
-        ``compute(grad_output, output, out)``: the function's call, with the
-        caller's other options, on what this module hands it (NumPy arrays
-        for framework arrays, anything else untouched).
+    function : callable
+        ``sigmoid_backward`` itself, called again on what this module hands
+        it (NumPy arrays for framework arrays, anything else untouched).
+    options : tuple
+        The caller's other options, ``(where, casting, order, dtype, subok,
+        num_threads)``: a tuple, since binding them costs more than a small
+        call's share, and most calls involve no framework.
 
     Returns
     -------
@@ -68,10 +74,18 @@ def call(grad_output, output, out, compute):
         tracer, inputs of two frameworks, an ``out`` that cannot be written
         in place, or a result dtype the framework cannot hold.
     """
+    if type(grad_output) in _PLAIN and type(output) in _PLAIN and type(out) in _PLAIN:
+        return NotImplemented   # the commonest calls, without three lookups
     target = out[0] if type(out) is tuple and len(out) == 1 else out
     kinds = (framework(grad_output), framework(output), framework(target))
     if kinds == (None, None, None):
         return NotImplemented
+    where, casting, order, dtype, subok, num_threads = options
+
+    def compute(g, y, o):
+        return function(g, y, o, where=where, casting=casting, order=order, dtype=dtype,
+                        subok=subok, num_threads=num_threads)
+
     if kinds == ("torch", "torch", None):
         result = _plain_tensors(grad_output, output, compute)
         if result is not NotImplemented:

@@ -22,8 +22,6 @@ cimport numpy as cnp
 from sigmoid_backward._kernels cimport (Kind, call_threads, compute, kind_of, same_or_disjoint,
                                         set_call_threads, threads_for, usable)
 
-import functools
-
 import numpy as np
 
 from . import _frameworks, _threads
@@ -185,9 +183,8 @@ def sigmoid_backward(grad_output, output, /, out=None, *, where=True,
             return result
     # PyTorch tensors, JAX and CuPy arrays: the call on NumPy views of them,
     # the result back in their type (_frameworks.py).
-    result = _frameworks.call(grad_output, output, out, functools.partial(
-        sigmoid_backward, where=where, casting=casting, order=order, dtype=dtype,
-        subok=subok, num_threads=num_threads))
+    result = _frameworks.call(grad_output, output, out, sigmoid_backward,
+                              (where, casting, order, dtype, subok, num_threads))
     if result is not NotImplemented:
         return result
     g = _operand(grad_output, "grad_output")
