@@ -18,8 +18,8 @@ except ImportError as exc:   # built without it: say how to get it
         "sigmoid_backward.jax needs the package's XLA FFI target, which this build of "
         "sigmoid-backward does not have: it is built when a C++17 compiler is found.  "
         "Install one (Debian/Ubuntu: apt-get install g++), then reinstall with "
-        "pip install --force-reinstall --no-deps sigmoid-backward "
-        "-Csetup-args=-Djax=enabled (from a source tree: pip install . "
+        "pip install --force-reinstall --no-deps --no-binary sigmoid-backward "
+        "sigmoid-backward -Csetup-args=-Djax=enabled (from a source tree: pip install . "
         "-Csetup-args=-Djax=enabled), which fails if it cannot build it"
     ) from exc
 
