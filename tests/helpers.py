@@ -1,6 +1,7 @@
 """Shared test helpers: the dtypes, the one exact comparison, the thread
-runner, a Ctrl-C runner, the memory in use, and the array generators.
-Objects whose export raises are in hostile.py."""
+runner, a Ctrl-C runner, the memory in use, the array generators, and the
+optional frameworks' import.  Objects whose export raises are in hostile.py."""
+import importlib
 import os
 import signal
 import subprocess
@@ -9,6 +10,7 @@ import threading
 
 import ml_dtypes
 import numpy as np
+import pytest
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 ALL_DTYPES = [np.dtype(np.float16), BF16, np.dtype(np.float32), np.dtype(np.float64),
@@ -18,6 +20,21 @@ REAL_DTYPES = ALL_DTYPES[:4]
 BY_NAME = {dtype.name: dtype for dtype in ALL_DTYPES}
 
 WAIT = 60  # seconds: a bound for a hung thread, never reached when all is well
+
+
+# ---- optional frameworks -----------------------------------------------------
+
+# CI's framework step sets it: there a missing torch or jax fails the tests
+# that need it, instead of skipping them.
+REQUIRE_FRAMEWORKS = os.environ.get("SIGMOID_BACKWARD_REQUIRE_FRAMEWORKS") == "1"
+
+
+def import_framework(name):
+    """``import name`` (torch, jax, ...); the test skips when it is missing,
+    or fails under SIGMOID_BACKWARD_REQUIRE_FRAMEWORKS=1."""
+    if REQUIRE_FRAMEWORKS:
+        return importlib.import_module(name)
+    return pytest.importorskip(name)
 
 
 # ---- comparing ---------------------------------------------------------------

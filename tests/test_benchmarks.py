@@ -39,7 +39,8 @@ def _combinations(cls):
 
 
 def test_the_suite_is_found():
-    assert {"bench_contiguous", "bench_general", "bench_small", "bench_peers"} <= set(MODULES)
+    assert {"bench_contiguous", "bench_general", "bench_small", "bench_peers",
+            "bench_frameworks"} <= set(MODULES)
     assert len(CASES) >= 8
 
 
@@ -65,9 +66,12 @@ def test_benchmark_runs_once(module, cls_name):
 
 
 def test_peers_skip_without_their_libraries(monkeypatch):
-    peers = _module("bench_peers")
-    monkeypatch.setitem(sys.modules, "torch", None)     # import torch -> ImportError
-    monkeypatch.setitem(sys.modules, "numexpr", None)
-    for cls in (peers.Torch, peers.Numexpr):
+    peers, frameworks = _module("bench_peers"), _module("bench_frameworks")
+    for name in ("torch", "numexpr", "jax"):
+        monkeypatch.setitem(sys.modules, name, None)     # import name -> ImportError
+    for cls in (peers.Torch, peers.Numexpr, frameworks.TorchOp, frameworks.TorchTensors,
+                frameworks.JaxTarget):
+        args = [values[0] for values in cls.params]
+        args[cls.param_names.index("n")] = TINY
         with pytest.raises(NotImplementedError, match="not installed"):
-            cls().setup(cls.params[0][0], TINY, 1)
+            cls().setup(*args)

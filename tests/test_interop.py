@@ -1,19 +1,22 @@
-"""DLPack producers as inputs: PyTorch CPU tensors and JAX arrays
-(src/sigmoid_backward/_inputs.py).  Each library's tests skip without it."""
+"""DLPack producers as inputs (src/sigmoid_backward/_inputs.py): PyTorch
+CPU tensors and JAX arrays read without a copy, bfloat16 included, and the
+values they give.  test_frameworks.py tests the result types.  Each
+library's tests skip without it (fail under
+SIGMOID_BACKWARD_REQUIRE_FRAMEWORKS=1)."""
 import numpy as np
 import pytest
 
 from sigmoid_backward import sigmoid_backward as sb
 from sigmoid_backward._inputs import as_array
 
-from helpers import BF16, BY_NAME, assert_same
+from helpers import BF16, BY_NAME, assert_same, import_framework
 from hostile import DLPackOnly
 
 # --- PyTorch ---------------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def torch():
-    return pytest.importorskip("torch")
+    return import_framework("torch")
 
 
 def _torch_pair(torch, dtype, shape=(3, 5)):
@@ -32,18 +35,6 @@ def _numpy_of(torch, t):
     return t.numpy()
 
 
-TORCH_DTYPES = list(BY_NAME)   # the six dtypes, each by the name PyTorch gives it too
-
-
-@pytest.mark.parametrize("name", TORCH_DTYPES)
-def test_torch_tensors_match_numpy(torch, name):
-    g, y = _torch_pair(torch, getattr(torch, name))
-    result = sb(g, y)
-    assert isinstance(result, np.ndarray)
-    assert result.dtype == BY_NAME[name]
-    assert_same(result, sb(_numpy_of(torch, g), _numpy_of(torch, y)))
-
-
 # float16 is left out: PyTorch's CPU kernel rounds every step to float16,
 # where the operator computes in float32 and rounds once (it differs in the last
 # bit for about a third of the values).
@@ -52,7 +43,7 @@ def test_torch_matches_torch_sigmoid_backward(torch, name):
     # The operator's rule: same evaluation order and conjugation as PyTorch's CPU kernel.
     g, y = _torch_pair(torch, getattr(torch, name), shape=(64, 257))
     expected = torch.ops.aten.sigmoid_backward(g, y)
-    assert_same(sb(g, y), _numpy_of(torch, expected))
+    assert_same(_numpy_of(torch, sb(g, y)), _numpy_of(torch, expected))
 
 
 def test_torch_bfloat16_is_read_without_a_copy(torch):
@@ -66,41 +57,17 @@ def test_torch_bfloat16_is_read_without_a_copy(torch):
 def test_torch_non_contiguous_views(torch):
     base = torch.arange(24, dtype=torch.float32).reshape(4, 6) / 24
     for view in (base.t(), base[::2, 1::3], base[:, 2], base.expand(2, 4, 6)):
-        assert_same(sb(view, view), sb(view.numpy(), view.numpy()))
+        assert_same(sb(view, view).numpy(), sb(view.numpy(), view.numpy()))
     bf = base.to(torch.bfloat16).t()
-    assert_same(sb(bf, 0.5), sb(_numpy_of(torch, bf.contiguous()), 0.5))
+    assert_same(_numpy_of(torch, sb(bf, 0.5)), sb(_numpy_of(torch, bf.contiguous()), 0.5))
 
 
-def test_torch_requires_grad_is_detached(torch):
-    g = torch.ones(3, requires_grad=True)
-    y = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
-    assert_same(sb(g, y), np.array([0.0, -2.0, -6.0], np.float32))
-    assert g.grad is None and g.requires_grad  # the caller's tensors are untouched
 
-
-def test_torch_lazy_negative_and_conjugate_views(torch):
-    # DLPack exports a neg view's data without the negation: it must be resolved.
-    base = torch.tensor([1 + 2j, -3 + 0.5j], dtype=torch.complex64)
-    neg = base._neg_view()
-    conj = base.conj()
-    assert neg.is_neg() and conj.is_conj()
-    assert_same(sb(neg, 0.5), sb(-base.numpy(), 0.5))
-    assert_same(sb(conj, 0.5), sb(np.conj(base.numpy()), 0.5))
-
-
-def test_torch_mixed_with_numpy_and_scalars(torch):
-    t = torch.tensor([[0.25], [0.5]], dtype=torch.float16)
-    y = np.array([0.1, 0.2, 0.3], np.float32)
-    assert_same(sb(t, y), sb(t.numpy(), y))
-    assert_same(sb(t, 2.0), sb(t.numpy(), 2.0))  # a Python float stays weak: float16
-    scalar = sb(torch.tensor(2.0), torch.tensor(0.5))
-    assert isinstance(scalar, np.float32)  # 0-d inputs: a NumPy scalar
-    assert_same(scalar, np.float32(0.5))
 
 
 def test_torch_integer_and_bool_tensors_compute_in_float64(torch):
     result = sb(torch.tensor([1, 2]), torch.tensor([True, False]))
-    assert_same(result, np.array([0.0, 0.0]))
+    assert_same(result.numpy(), np.array([0.0, 0.0]))
 
 
 def test_torch_inputs_are_not_modified(torch):
@@ -131,9 +98,7 @@ def test_relabelling_is_generic_for_any_dlpack_producer(torch):
 
 @pytest.fixture(scope="module")
 def jnp():
-    pytest.importorskip("jax")
-    import jax.numpy
-    return jax.numpy
+    return import_framework("jax").numpy
 
 
 @pytest.mark.parametrize("name", ["float16", "bfloat16", "float32", "complex64"])
@@ -150,9 +115,3 @@ def test_jax_bfloat16_goes_through_dlpack(jnp):
     arr = as_array(g, "grad_output")
     assert arr.dtype == BF16
     assert_same(arr, np.arange(4, dtype=BF16))
-
-
-def test_jax_mixed_with_numpy(jnp):
-    g = jnp.ones((2, 1), dtype=jnp.float32)
-    y = np.array([0.25, 0.5, 0.75], np.float64)
-    assert_same(sb(g, y), sb(np.ones((2, 1), np.float32), y))

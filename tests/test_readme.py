@@ -1,7 +1,8 @@
 """Every snippet of README.md runs as written: each ```python block as a
 script of its own (the Dask cluster one re-imports its script, as scripts
 do), each ```console block command by command, its output compared line by
-line.  A snippet that needs an optional library skips when it is missing."""
+line.  A snippet that needs an optional library skips when it is missing (torch
+and jax: fails, under SIGMOID_BACKWARD_REQUIRE_FRAMEWORKS=1)."""
 import importlib.util
 import os
 import pathlib
@@ -12,7 +13,7 @@ import sys
 
 import pytest
 
-from helpers import installed_stubs
+from helpers import REQUIRE_FRAMEWORKS, installed_stubs
 
 README = (pathlib.Path(__file__).resolve().parent.parent / "README.md").read_text()
 PYTHON = re.findall(r"^```python\n(.*?)^```", README, re.S | re.M)
@@ -32,6 +33,8 @@ def test_the_readme_has_snippets():
 @pytest.mark.parametrize("code", PYTHON, ids=[f"python-{i}" for i in range(len(PYTHON))])
 def test_python_snippet_runs(code, tmp_path):
     missing = _missing(code)
+    if missing and REQUIRE_FRAMEWORKS and {"torch", "jax"} & set(missing):
+        pytest.fail(f"needs {', '.join(missing)} (SIGMOID_BACKWARD_REQUIRE_FRAMEWORKS=1)")
     if missing:
         pytest.skip(f"needs {', '.join(missing)}")
     script = tmp_path / "snippet.py"

@@ -4,14 +4,7 @@ import warnings
 
 import numpy as np
 
-from .common import DTYPES, SIZES, THREADS, assert_contiguous, inputs
-
-
-def _need(module):
-    try:
-        return __import__(module)
-    except ImportError:
-        raise NotImplementedError(f"{module} is not installed") from None
+from .common import DTYPES, SIZES, THREADS, assert_contiguous, inputs, need, tensor
 
 
 class Torch:
@@ -19,18 +12,13 @@ class Torch:
     param_names = ["dtype", "n", "threads"]
 
     def setup(self, dtype, n, threads):
-        torch = _need("torch")
+        torch = need("torch")
         g, y = inputs(dtype, n)
         out = np.empty_like(g)
         assert_contiguous(g, y, out)
-
-        def tensor(a):
-            if dtype == "bfloat16":  # torch.from_numpy does not know ml_dtypes
-                return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
-            return torch.from_numpy(a)
         with warnings.catch_warnings():  # the inputs are read-only: torch warns
             warnings.simplefilter("ignore", UserWarning)
-            self.g, self.y, self.out = tensor(g), tensor(y), tensor(out)
+            self.g, self.y, self.out = (tensor(torch, a) for a in (g, y, out))
         torch.set_num_threads(threads)
         self.op = torch.ops.aten.sigmoid_backward.grad_input
 
@@ -43,7 +31,7 @@ class Numexpr:
     param_names = ["dtype", "n", "threads"]
 
     def setup(self, dtype, n, threads):
-        self.ne = _need("numexpr")
+        self.ne = need("numexpr")
         g, y = inputs(dtype, n)
         self.env = {"g": g, "y": y}
         self.out = np.empty_like(g)

@@ -1,5 +1,7 @@
-"""Inputs shared by the benchmarks: seeded, cached, read-only, contiguous."""
+"""Inputs shared by the benchmarks: seeded, cached, read-only, contiguous;
+the optional peers' import, and tensors over the inputs."""
 import functools
+import importlib
 
 import ml_dtypes
 import numpy as np
@@ -35,6 +37,22 @@ def inputs(name, n):
     g.flags.writeable = False
     y.flags.writeable = False
     return g, y
+
+
+def need(module):
+    """``import module``; asv skips a setup that raises NotImplementedError."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise NotImplementedError(f"{module} is not installed") from None
+
+
+def tensor(torch, a):
+    """A tensor over the ndarray ``a``'s memory (bfloat16 through its bits:
+    torch.from_numpy does not know ml_dtypes)."""
+    if a.dtype == np.dtype(ml_dtypes.bfloat16):
+        return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(a)
 
 
 def assert_contiguous(*arrays):

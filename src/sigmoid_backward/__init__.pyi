@@ -26,7 +26,8 @@ class _SupportsDLPack(Protocol):
     def __dlpack_device__(self) -> tuple[int, int]: ...
 
 _Input = ArrayLike | _SupportsDLPack
-_Out = TypeVar("_Out", bound=np.ndarray[Any, Any])
+# out= is an ndarray, or a PyTorch CPU tensor (a DLPack producer), and is returned.
+_Out = TypeVar("_Out", bound=np.ndarray[Any, Any] | _SupportsDLPack)
 _Casting = Literal["no", "equiv", "safe", "same_kind", "unsafe"]
 _Order = Literal["K", "A", "C", "F"]
 

@@ -42,7 +42,7 @@ typedef struct {
     sb_nt_copy_fn nt_copy;
 } sb_isa_t;
 
-#define SB_PORTABLE_LOOP(K, name, size, num, widen, round) [SB_KIND_##K] = sb_##K##_portable,
+#define SB_PORTABLE_LOOP(K, name, size, num, widen, round, xla) [SB_KIND_##K] = sb_##K##_portable,
 #define SB_ALL_LOOPS(isa)                                                         \
     {[SB_KIND_F32] = sb_F32_##isa, [SB_KIND_F64] = sb_F64_##isa,                  \
      [SB_KIND_C64] = sb_C64_##isa, [SB_KIND_C128] = sb_C128_##isa,                \

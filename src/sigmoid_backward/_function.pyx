@@ -12,9 +12,11 @@ What it adds (_arguments.py):
   partly overlapping them; no other option) runs entirely in C, without
   NumPy's ufunc machinery, whose setup costs more than the kernel below a
   few thousand elements.  It returns exactly what the ufunc returns;
+- PyTorch tensors and JAX arrays give their own type back, computed on
+  NumPy views of them (_frameworks.py);
 - ``out=`` takes any writable buffer-protocol object, and is returned;
-- DLPack producers NumPy cannot read (bfloat16 PyTorch tensors, say) are
-  imported without a copy (_inputs.py);
+- DLPack producers NumPy cannot read are imported without a copy
+  (_inputs.py);
 - errors that name the argument: inputs NumPy cannot make an array of, a
   Python int beyond float64, raw bytes without a dtype, a complex result
   into a bfloat16 ``out``.
@@ -26,7 +28,7 @@ from sigmoid_backward._kernels cimport (DIRECT, Kind, call_threads, compute, dir
 
 import numpy as np
 
-from . import _arguments, _threads
+from . import _arguments, _frameworks, _threads
 from ._ufunc import ufunc as _ufunc
 
 cnp.import_array()
@@ -87,23 +89,24 @@ def sigmoid_backward(grad_output, output, /, out=None, *, where=True,
 
     Parameters
     ----------
-    grad_output : array_like or DLPack producer
-        Gradient of the loss with respect to the sigmoid's output.  DLPack
-        producers (PyTorch CPU tensors, JAX arrays) are read without a copy;
-        a bfloat16 tensor gives an ml_dtypes bfloat16 result.  Containers
-        with ``__array_ufunc__`` (xarray, pandas, Dask, ``numpy.ma``) get
-        their own type back.
+    grad_output : array_like, tensor or DLPack producer
+        Gradient of the loss with respect to the sigmoid's output.  PyTorch
+        CPU tensors and JAX CPU arrays give their own type back (tensors
+        share the result's memory; bfloat16 included); tensors and arrays on
+        another device are refused.  Other DLPack producers are read
+        without a copy.  Containers with ``__array_ufunc__`` (xarray,
+        pandas, Dask, ``numpy.ma``) get their own type back.
     output : array_like or DLPack producer
         The sigmoid's forward output ``y = sigmoid(x)``.  Broadcasts against
         ``grad_output`` by NumPy's rules.
-    out : ndarray, writable buffer, or tuple of one, optional
+    out : ndarray, tensor, writable buffer, or tuple of one, optional
         Where to write the result: the inputs must broadcast to its shape
         (usually their broadcast shape).  The result is cast to its dtype
         under ``casting``.  It may be one of the inputs (in place); any
         other overlap is handled as NumPy does.  Any writable
         buffer-protocol object (``memoryview``, ``array.array``, a Cython
-        typed memoryview) is written through an array view of its memory,
-        and returned.
+        typed memoryview) and a PyTorch CPU tensor are written through an
+        array view of their memory, and returned.
     where : array_like of bool, optional
         Compute only where True; elsewhere ``out`` keeps its values (and a
         new output is left uninitialised), as for any ufunc.
@@ -127,10 +130,11 @@ def sigmoid_backward(grad_output, output, /, out=None, *, where=True,
 
     Returns
     -------
-    ndarray, scalar or container
+    ndarray, scalar, tensor or container
         What the ufunc returns: ``out`` if given; else a new array, a NumPy
         scalar when both inputs are 0-d, or the container type of an input
-        that overrides ``__array_ufunc__`` (a lazy Dask array for Dask).
+        that overrides ``__array_ufunc__`` (a lazy Dask array for Dask); a
+        tensor or JAX array for tensors or JAX arrays.
 
     Raises
     ------
@@ -165,6 +169,12 @@ def sigmoid_backward(grad_output, output, /, out=None, *, where=True,
         result = fast_path(grad_output, output, out, requested)
         if result is not None:
             return result
+    # PyTorch tensors, JAX and CuPy arrays: the call on NumPy views of them,
+    # the result back in their type (_frameworks.py).
+    result = _frameworks.call(grad_output, output, out, sigmoid_backward,
+                              (where, casting, order, dtype, subok, num_threads))
+    if result is not NotImplemented:
+        return result
     _arguments.check_input(grad_output, "grad_output")
     _arguments.check_input(output, "output")
     # Only the options the caller changed, as a ufunc call spells them: an

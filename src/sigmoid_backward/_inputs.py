@@ -101,11 +101,46 @@ def _from_dlpack(obj):
     return arr.view(_dtypes.BFLOAT16) if producer.relabelled else arr
 
 
-def _is_torch_tensor(obj):
-    return any(cls.__module__.split(".")[0] == "torch" for cls in type(obj).__mro__)
+_FRAMEWORK_OF_MODULE = {"torch": "torch", "jax": "jax", "jaxlib": "jax", "cupy": "cupy"}
+# Classes seen, and their framework: a small call pays for a dict lookup,
+# not a walk of the class's bases.  Bounded, for programs that make classes.
+_FRAMEWORK_OF_CLASS: dict[type, str | None] = {
+    cls: None for cls in (np.ndarray, float, int, complex, bool, type(None), list, tuple)}
+_MAX_CLASSES = 1024
 
 
-def _plain_tensor(tensor):
+def framework(obj):
+    """"torch", "jax" or "cupy" when ``obj`` is that framework's array (a
+    tensor subclass, a JAX tracer), else None.  Known by its class's module,
+    so that no framework is imported to ask."""
+    cls = type(obj)
+    try:
+        return _FRAMEWORK_OF_CLASS[cls]
+    except KeyError:
+        pass
+    found = None
+    for c in cls.__mro__:
+        module = getattr(c, "__module__", None)
+        if isinstance(module, str):
+            found = _FRAMEWORK_OF_MODULE.get(module.partition(".")[0])
+            if found is not None:
+                break
+    if len(_FRAMEWORK_OF_CLASS) < _MAX_CLASSES:
+        _FRAMEWORK_OF_CLASS[cls] = found
+    return found
+    found = _FRAMEWORK_OF_MODULE.get(cls.__module__)   # torch.Tensor: "torch"
+    if found is not None:
+        return found
+    for c in cls.__mro__:
+        module = getattr(c, "__module__", None)
+        if isinstance(module, str):
+            found = _FRAMEWORK_OF_MODULE.get(module.partition(".")[0])
+            if found is not None:
+                return found
+    return None
+
+
+def plain_tensor(tensor):
     """A torch tensor without autograd history or lazy conj/neg bits."""
     if tensor.requires_grad:
         tensor = tensor.detach()
@@ -142,8 +177,8 @@ def as_array(obj, name):
         return obj
     dlpack_error = None
     try:
-        if _is_torch_tensor(obj):
-            obj = _plain_tensor(obj)
+        if framework(obj) == "torch":
+            obj = plain_tensor(obj)
         if hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
             try:
                 return _from_dlpack(obj)

@@ -208,7 +208,7 @@ SB_DEFINE_COMPLEX_LOOP(sb_C128_portable, double)
 
 /* Every narrow dtype's portable loop, from the table: widen, compute in
  * float32, round once. */
-#define SB_NARROW_PORTABLE_LOOP(K, name, size, num, widen, round)               \
+#define SB_NARROW_PORTABLE_LOOP(K, name, size, num, widen, round, xla)               \
     static void sb_##K##_portable(const void *gp, const void *yp, void *op,      \
                                   ptrdiff_t n)                                  \
     {                                                                           \
@@ -224,7 +224,7 @@ SB_NARROW_DTYPES(SB_NARROW_PORTABLE_LOOP)
  * wider computation (_shares.pxd). */
 static inline float sb_narrow_to_f32(int kind, const void *p)
 {
-#define SB_NARROW_WIDEN(K, name, size, num, widen, round)                     \
+#define SB_NARROW_WIDEN(K, name, size, num, widen, round, xla)                     \
     if (kind == SB_KIND_##K) return widen(*(const SB_STORAGE(size) *)p);
     SB_NARROW_DTYPES(SB_NARROW_WIDEN)
 #undef SB_NARROW_WIDEN

@@ -19,7 +19,7 @@ static inline void sb_set_bfloat16_num(int num) { sb_bfloat16_num = num; }
 /* The kind of a NumPy type number, or -1 for a dtype the kernels lack. */
 static inline int sb_kind_of(int typenum)
 {
-#define SB_KIND_OF(K, name, size, num, widen, round) if (typenum == (num)) return SB_KIND_##K;
+#define SB_KIND_OF(K, name, size, num, widen, round, xla) if (typenum == (num)) return SB_KIND_##K;
     SB_DTYPES(SB_KIND_OF)
 #undef SB_KIND_OF
     return -1;
@@ -28,7 +28,7 @@ static inline int sb_kind_of(int typenum)
 /* The NumPy type number of a kind. */
 static inline int sb_kind_typenum(int kind)
 {
-#define SB_KIND_NUM(K, name, size, num, widen, round) if (kind == SB_KIND_##K) return (num);
+#define SB_KIND_NUM(K, name, size, num, widen, round, xla) if (kind == SB_KIND_##K) return (num);
     SB_DTYPES(SB_KIND_NUM)
 #undef SB_KIND_NUM
     return -1;

@@ -51,7 +51,7 @@ static PyArray_DTypeMeta *sb_kind_dtype(int kind)
 
 /* "float32, float64, ...": the table's names, for messages. */
 static const char sb_supported_names[] =
-#define SB_KIND_LISTED(K, name, size, num, widen, round) name ", "
+#define SB_KIND_LISTED(K, name, size, num, widen, round, xla) name ", "
     SB_DTYPES(SB_KIND_LISTED)
 #undef SB_KIND_LISTED
     ;

@@ -1,0 +1,226 @@
+"""Tensors back for tensors: the function's PyTorch, JAX and CuPy inputs.
+
+``sigmoid_backward`` computes on NumPy arrays.  When an argument is an
+array of an ML framework, the call follows SciPy's array-API principle, the
+output has the input's array type:
+
+- PyTorch CPU tensors are read through ``.numpy()`` views (bfloat16 through
+  an int16 view), without a copy; the result is ``torch.from_numpy`` of the
+  NumPy result, sharing its memory.  ``out=`` may be a tensor, written
+  through its view and returned.
+- JAX CPU arrays are read without a copy (``np.asarray``) and the result is
+  put back on the input's device: one copy, as JAX arrays are immutable.
+- Tensors and arrays on another device (CUDA, ROCm, MPS, ...) and CuPy
+  arrays are refused with an error that names the device and the
+  framework's own op: nothing is silently copied to the host.  So are JAX
+  tracers (inside ``jax.jit``, ``grad``, ``vmap``), which hold no values.
+
+Objects are recognised by their class's module, so this module never
+imports a framework: it only uses one whose array it was handed.
+"""
+import sys
+
+import numpy as np
+
+from . import _dtypes
+from ._inputs import as_array, framework, plain_tensor
+
+# Types no framework owns, that most calls pass.
+_PLAIN = frozenset((np.ndarray, float, int, complex, bool, type(None), np.float16, np.float32,
+                    np.float64, np.complex64, np.complex128, _dtypes.BFLOAT16.type))
+_BFLOAT16_NUM = _dtypes.BFLOAT16.num
+_FLOAT64_NUM = _dtypes.BY_NAME["float64"].num
+_COMPLEX128_NUM = _dtypes.BY_NAME["complex128"].num
+
+# What to use instead, by framework, when its array is not on the CPU.
+_OWN_OP = {
+    "torch": "use PyTorch's own torch.ops.aten.sigmoid_backward(grad_output, output) there",
+    "jax": "use JAX's own jax.vjp(jax.nn.sigmoid, x) or g * (1 - y) * y under jax.jit there",
+    "cupy": "use CuPy's own arithmetic, grad_output * (1 - output) * output, there",
+}
+
+
+def call(grad_output, output, out, function, options):
+    """The function's call when a framework array is involved, else
+    NotImplemented.
+
+    Parameters
+    ----------
+    grad_output, output : object
+        The function's inputs, as the caller passed them.
+    out : object
+        The function's ``out`` (None, an array, or a tuple of one).
+    function : callable
+        ``sigmoid_backward`` itself, called again on what this module hands
+        it (NumPy arrays for framework arrays, anything else untouched).
+    options : tuple
+        The caller's other options, ``(where, casting, order, dtype, subok,
+        num_threads)``: a tuple, since binding them costs more than a small
+        call's share, and most calls involve no framework.
+
+    Returns
+    -------
+    object
+        ``out`` as passed (its one element for a tuple) when it is given;
+        otherwise the result in the inputs' array type (a 0-d tensor or
+        array for 0-d inputs), or what ``compute`` returned when that is no
+        NumPy array (another container won the ufunc's dispatch).
+        NotImplemented when no argument is a framework array.
+
+    Raises
+    ------
+    TypeError
+        For an argument on a device other than the CPU, a CuPy array, a JAX
+        tracer, inputs of two frameworks, an ``out`` that cannot be written
+        in place, or a result dtype the framework cannot hold.
+    """
+    if type(grad_output) in _PLAIN and type(output) in _PLAIN and type(out) in _PLAIN:
+        return NotImplemented   # the commonest calls, without three lookups
+    target = out[0] if type(out) is tuple and len(out) == 1 else out
+    kinds = (framework(grad_output), framework(output), framework(target))
+    if kinds == (None, None, None):
+        return NotImplemented
+    where, casting, order, dtype, subok, num_threads = options
+
+    def compute(g, y, o):
+        return function(g, y, o, where=where, casting=casting, order=order, dtype=dtype,
+                        subok=subok, num_threads=num_threads)
+
+    if kinds == ("torch", "torch", None):
+        result = _plain_tensors(grad_output, output, compute)
+        if result is not NotImplemented:
+            return result
+    kind = kinds[0] or kinds[1]   # the inputs' framework
+    if kinds[0] and kinds[1] and kinds[0] != kinds[1]:
+        raise TypeError(f"grad_output is a {_describe(grad_output)} and output a "
+                        f"{_describe(output)}: convert one to the other's framework")
+    g = _input(grad_output, "grad_output", kinds[0])
+    y = _input(output, "output", kinds[1])
+    if kinds[2] is not None:
+        out_view = _out_view(target, kinds[2])
+        compute(g, y, (out_view,) if type(out) is tuple else out_view)
+        return target
+    result = compute(g, y, out)
+    if out is not None or kind is None or not isinstance(result, (np.ndarray, np.generic)):
+        return result   # out as passed; another container's result
+    return _from_numpy(np.asarray(result), kind, grad_output if kinds[0] else output)
+
+
+def _plain_tensors(g, y, compute):
+    """The common case in fewer steps: two CPU tensors of a dtype NumPy has,
+    without autograd history or lazy bits, are their ``.numpy()`` views
+    (which refuse every other tensor: then NotImplemented)."""
+    torch = sys.modules.get("torch")
+    if torch is None or g.dtype is torch.bfloat16 or y.dtype is torch.bfloat16:
+        return NotImplemented
+    try:
+        g, y = g.numpy(), y.numpy()
+    except (TypeError, RuntimeError):
+        return NotImplemented
+    result = compute(g, y, None)
+    if type(result) is np.ndarray:
+        return torch.from_numpy(result)
+    return _from_numpy(np.asarray(result), "torch", g)   # 0-d: a NumPy scalar
+
+
+def _describe(x):
+    return f"{type(x).__module__}.{type(x).__name__}"
+
+
+def _refuse_device(x, name, kind):
+    """Raise for an array that is not in host memory; return otherwise."""
+    device = _device(x, kind)
+    if device is not None:
+        raise TypeError(f"{name}: a {_describe(x)} on {device}: sigmoid_backward computes "
+                        f"on the CPU and does not copy device memory to the host; "
+                        f"{_OWN_OP[kind]}")
+
+
+def _device(x, kind):
+    """The device of ``x`` when it is not the CPU, as its framework names it."""
+    if kind == "torch":
+        return None if x.device.type == "cpu" else str(x.device)
+    if kind == "jax":
+        platforms = {d.platform for d in x.devices()}
+        return None if platforms == {"cpu"} else ", ".join(sorted(platforms))
+    # CuPy arrays live in device memory: __dlpack_device__ is (type, id).
+    device_type, device_id = x.__dlpack_device__()
+    return f"{_DLPACK_DEVICES.get(int(device_type), f'DLPack device {int(device_type)}')}:" \
+           f"{device_id}"
+
+
+_DLPACK_DEVICES = {1: "cpu", 2: "cuda", 3: "cuda_host", 10: "rocm", 13: "cuda_managed"}
+
+
+def _refuse_tracer(x, name):
+    jax = sys.modules.get("jax")
+    if jax is not None and isinstance(x, jax.core.Tracer):
+        raise TypeError(f"{name}: a JAX tracer ({type(x).__name__}) holds no values: "
+                        f"inside jax.jit, grad or vmap use sigmoid_backward.jax."
+                        f"sigmoid_backward, which runs this kernel as an XLA custom call")
+
+
+def _input(x, name, kind):
+    """An input as the ufunc takes it: framework arrays as NumPy views."""
+    if kind is None:
+        return x
+    if kind == "torch":
+        try:
+            return _torch_view(x)
+        except (TypeError, RuntimeError):
+            _refuse_device(x, name, kind)
+            try:
+                # Autograd history, lazy conj/neg bits: resolved, then viewed.
+                return _torch_view(plain_tensor(x))
+            except (TypeError, RuntimeError):
+                return as_array(x, name)   # other dtypes: DLPack, or an error naming x
+    if kind == "jax":
+        _refuse_tracer(x, name)
+    _refuse_device(x, name, kind)
+    return as_array(x, name)
+
+
+def _torch_view(t):
+    """A CPU tensor's memory as an ndarray; raises what ``Tensor.numpy()``
+    raises for a tensor it cannot view (device, grad, conj/neg bits, dtype)."""
+    torch = sys.modules.get("torch")   # None: a stand-in, whose .numpy() raises
+    if torch is not None and t.dtype is torch.bfloat16:
+        return t.view(torch.int16).numpy().view(_dtypes.BFLOAT16)
+    return t.numpy()
+
+
+def _out_view(out, kind):
+    """``out`` as an ndarray over the same memory, for the ufunc to write."""
+    if kind == "jax":
+        raise TypeError(f"out: a {_describe(out)} cannot be written: JAX arrays are "
+                        f"immutable; leave out=None to get a new JAX array")
+    error = None
+    if kind == "torch":
+        try:
+            return _torch_view(out)
+        except (TypeError, RuntimeError) as exc:
+            error = exc   # .numpy() refused it: say why in the caller's terms
+    _refuse_device(out, "out", kind)   # CuPy: always refused here
+    if out.requires_grad:
+        raise TypeError("out: a tensor that requires grad cannot be written in place; "
+                        "pass out=tensor.detach(), which shares its memory, to write it anyway")
+    if out.is_conj() or out.is_neg():
+        raise TypeError("out: a lazily conjugated or negated tensor view cannot be "
+                        "written in place; resolve_conj() or resolve_neg() it first")
+    raise TypeError(f"out: cannot write into a {_describe(out)} of dtype {out.dtype}: "
+                    f"{error}") from error
+
+
+def _from_numpy(result, kind, like):
+    """The NumPy result in the input's framework."""
+    if kind == "torch":
+        torch = sys.modules["torch"]
+        if result.dtype.num == _BFLOAT16_NUM:   # (== on dtypes costs 0.5 us)
+            return torch.from_numpy(result.view(np.int16)).view(torch.bfloat16)
+        return torch.from_numpy(result)
+    jax = sys.modules["jax"]
+    if result.dtype.num in (_FLOAT64_NUM, _COMPLEX128_NUM) and not jax.config.jax_enable_x64:
+        raise TypeError(f"the result is {result.dtype}, which JAX holds only with "
+                        f"jax.config.update('jax_enable_x64', True); enable it, or "
+                        f"pass NumPy arrays")
+    return jax.device_put(result, next(iter(like.devices())))

@@ -1,0 +1,162 @@
+// The XLA FFI handler behind sigmoid_backward.jax: an XLA custom call that
+// runs the very kernel the ufunc runs, _kernels' compute(), so that threads,
+// the instruction set chosen at run time and every bit are the ufunc's.
+// There is no copy of the formula here.
+//
+// It is a Python extension module so that it can take compute() from
+// _kernels.__pyx_capi__ (the C functions Cython exports from _kernels.pxd)
+// when it is imported; handler() gives XLA's handler to
+// jax.ffi.register_ffi_target.  The XLA FFI headers are vendored
+// (third_party/xla/ffi/api), so building this needs a C++17 compiler, not jax.
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <cstdint>
+#include <cstring>
+
+#if defined(__x86_64__) || defined(_M_X64)
+#  include <xmmintrin.h>
+#endif
+
+#include "xla/ffi/api/ffi.h"
+
+#include "_dtypes.h"
+
+namespace ffi = xla::ffi;
+
+namespace {
+
+// ---- The coupling with _kernels.pxd, all of it. ---------------------------
+// The kinds are _dtypes.h's table.  Cython names each exported capsule by the
+// C signature it gave the function; the signatures are checked at import,
+// so that a changed declaration fails there, not in a call.
+constexpr const char kComputeSignature[] =
+    "void (sb_kind, sb_kind, char const *, Py_ssize_t, sb_kind, char const *, "
+    "Py_ssize_t, char *, Py_ssize_t, Py_ssize_t, int)";
+// resolve_threads is cpdef: its C form takes Cython's skip-dispatch flag.
+constexpr const char kThreadsSignature[] = "int (int, int __pyx_skip_dispatch)";
+using ComputeFn = void (*)(sb_kind kind, sb_kind g_kind, const char* g, Py_ssize_t g_step,
+                           sb_kind y_kind, const char* y, Py_ssize_t y_step, char* out,
+                           Py_ssize_t out_step, Py_ssize_t n, int nthreads);
+using ThreadsFn = int (*)(int requested, int skip_dispatch);
+
+ComputeFn sb_compute = nullptr;           // _kernels.compute
+ThreadsFn sb_resolve_threads = nullptr;   // _kernels.resolve_threads
+
+// The kind of an XLA dtype, from the table; -1 for one the kernels lack.
+int KindOf(ffi::DataType dtype) {
+#define SB_XLA_KIND(K, name, size, num, widen, round, xla) \
+  if (dtype == ffi::DataType::xla) return SB_KIND_##K;
+  SB_DTYPES(SB_XLA_KIND)
+#undef SB_XLA_KIND
+  return -1;
+}
+
+// XLA runs its CPU threads with subnormals flushed to zero (x86-64: MXCSR's
+// FTZ and DAZ bits; AArch64: FPCR's FZ and FZ16), where NumPy's threads keep
+// them, so a call clears those bits for its duration.  OpenMP threads that
+// the call starts inherit the cleared state.
+class SubnormalsKept {
+ public:
+#if defined(__x86_64__) || defined(_M_X64)
+  SubnormalsKept() : saved_(_mm_getcsr()) { _mm_setcsr(saved_ & ~kFlush); }
+  ~SubnormalsKept() { _mm_setcsr(saved_); }   // compute() restored the flags
+
+ private:
+  static constexpr unsigned int kFlush = (1u << 15) | (1u << 6);   // FTZ, DAZ
+  unsigned int saved_;
+#elif defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
+  SubnormalsKept() {
+    __asm__ __volatile__("mrs %0, fpcr" : "=r"(saved_));
+    const uint64_t kept = saved_ & ~kFlush;
+    __asm__ __volatile__("msr fpcr, %0" : : "r"(kept));
+  }
+  ~SubnormalsKept() { __asm__ __volatile__("msr fpcr, %0" : : "r"(saved_)); }
+
+ private:
+  static constexpr uint64_t kFlush = (1u << 24) | (1u << 19);   // FZ, FZ16
+  uint64_t saved_;
+#endif
+};
+
+// out = g * (1 - y) * y (conjugated for complex), element for element.
+// sigmoid_backward.jax hands over operands of one dtype and shape; XLA's
+// buffers are dense, so each is contiguous.
+ffi::Error SigmoidBackward(ffi::AnyBuffer g, ffi::AnyBuffer y,
+                           ffi::Result<ffi::AnyBuffer> out) {
+  const ffi::DataType dtype = out->element_type();
+  const int kind = KindOf(dtype);
+  if (kind < 0 || g.element_type() != dtype || y.element_type() != dtype) {
+    return ffi::Error::InvalidArgument(
+        "sigmoid_backward: grad_output, output and the result must share one dtype of "
+        "the kernels'");
+  }
+  const size_t n = out->element_count();
+  if (g.element_count() != n || y.element_count() != n) {
+    return ffi::Error::InvalidArgument(
+        "sigmoid_backward: grad_output, output and the result must have one shape");
+  }
+  const auto step = static_cast<Py_ssize_t>(ffi::ByteWidth(dtype));
+  const sb_kind k = static_cast<sb_kind>(kind);
+  const SubnormalsKept kept;
+  sb_compute(k, k, static_cast<const char*>(g.untyped_data()), step, k,
+             static_cast<const char*>(y.untyped_data()), step,
+             static_cast<char*>(out->untyped_data()), step, static_cast<Py_ssize_t>(n),
+             sb_resolve_threads(0, 0));
+  return ffi::Error::Success();
+}
+
+}  // namespace
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SbSigmoidBackward, SigmoidBackward,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::AnyBuffer>()  // grad_output
+                                  .Arg<ffi::AnyBuffer>()  // output
+                                  .Ret<ffi::AnyBuffer>());
+
+namespace {
+
+// The function _kernels exports as ``name``, if its signature is ``signature``.
+void* Exported(PyObject* capi, const char* name, const char* signature) {
+  PyObject* capsule = PyDict_GetItemString(capi, name);  // borrowed
+  const char* actual = capsule ? PyCapsule_GetName(capsule) : nullptr;
+  if (actual == nullptr || std::strcmp(actual, signature) != 0) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_ImportError,
+                 "sigmoid_backward._xla_ffi: _kernels exports %s as \"%s\", where this "
+                 "build expects \"%s\": _xla_ffi.cc must follow _kernels.pxd",
+                 name, actual ? actual : "nothing", signature);
+    return nullptr;
+  }
+  return PyCapsule_GetPointer(capsule, signature);
+}
+
+PyObject* Handler(PyObject*, PyObject*) {
+  return PyCapsule_New(reinterpret_cast<void*>(&SbSigmoidBackward), nullptr, nullptr);
+}
+
+PyMethodDef kMethods[] = {
+    {"handler", Handler, METH_NOARGS,
+     "The XLA FFI handler (a PyCapsule), for jax.ffi.register_ffi_target."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+PyModuleDef kModule = {PyModuleDef_HEAD_INIT, "_xla_ffi",
+                       "The XLA FFI handler of sigmoid_backward.jax.", -1, kMethods};
+
+}  // namespace
+
+PyMODINIT_FUNC PyInit__xla_ffi(void) {
+  // _kernels stays imported (sys.modules holds it), so its functions stay.
+  PyObject* kernels = PyImport_ImportModule("sigmoid_backward._kernels");
+  if (kernels == nullptr) return nullptr;
+  PyObject* capi = PyObject_GetAttrString(kernels, "__pyx_capi__");
+  Py_DECREF(kernels);
+  if (capi == nullptr) return nullptr;
+  sb_compute = reinterpret_cast<ComputeFn>(Exported(capi, "compute", kComputeSignature));
+  sb_resolve_threads =
+      reinterpret_cast<ThreadsFn>(Exported(capi, "resolve_threads", kThreadsSignature));
+  Py_DECREF(capi);
+  if (sb_compute == nullptr || sb_resolve_threads == nullptr) return nullptr;
+  return PyModule_Create(&kModule);
+}
