@@ -1,11 +1,14 @@
 """What an index page and pip see: the installed distribution's metadata
-(Python versions, classifiers, keywords, links, the console script), and a
-wheel configuration that builds the Pythons the classifiers promise."""
+(Python versions, classifiers, keywords, links, the console script), the
+Cython API's .pxd beside the package, and a wheel configuration that builds
+the Pythons the classifiers promise."""
 import importlib.metadata
 import re
 from pathlib import Path
 
 import pytest
+
+import sigmoid_backward
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT_URL = "https://github.com/sigmoid-backward/sigmoid-backward"
@@ -46,6 +49,11 @@ def test_console_script_is_the_main_command():
     scripts = importlib.metadata.entry_points(group="console_scripts")
     (script,) = [ep for ep in scripts if ep.name == "sigmoid-backward"]
     assert script.value == "sigmoid_backward.__main__:main"
+
+
+def test_cython_api_pxd_is_installed_beside_the_package():
+    folder = Path(sigmoid_backward.__file__).parent
+    assert "cdef int sigmoid_backward_double(" in (folder / "cython_api.pxd").read_text()
 
 
 def test_wheels_build_the_pythons_the_classifiers_promise():
