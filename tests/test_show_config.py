@@ -129,3 +129,19 @@ def test_import_warns_once_exactly_when_built_without_openmp():
         assert len(warned) == 1, proc.stdout
         assert warned[0].startswith("RuntimeWarning ")
         assert "sigmoid_backward/__init__.py" in warned[0]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+@pytest.mark.skipif(not sb.OPENMP_ENABLED, reason="built without OpenMP")
+def test_the_runtime_named_is_the_one_loaded():
+    """The OpenMP library a fresh process maps once it has imported the
+    package is the one show_config() names (auditwheel renames libgomp to
+    libgomp-<hash>, which still starts so)."""
+    library = _build_config.OPENMP["runtime"].split()[0]     # "libgomp", "libomp"
+    code = ("import sigmoid_backward\n"
+            "print(open('/proc/self/maps').read())\n")
+    maps = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=300).stdout
+    loaded = {line.rsplit("/", 1)[-1].split(".so")[0].split("-")[0]
+              for line in maps.splitlines() if "/lib" in line and "omp" in line}
+    assert library in loaded, loaded
