@@ -4,6 +4,8 @@ Tests marked ``slow`` (the 10,000-example fuzzing budget) are skipped by
 default so that ``python -m pytest`` stays quick; run them with
 ``python -m pytest --runslow`` or select them with ``python -m pytest -m slow``.
 """
+import os
+
 import pytest
 
 
@@ -20,3 +22,11 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+# A build without OpenMP warns at import (sigmoid_backward/_show_config.py).
+# The tests that run Python in a subprocess compare its output, so they do
+# not see that warning; tests/test_show_config.py checks it, without this.
+os.environ["PYTHONWARNINGS"] = ",".join(
+    filter(None, [os.environ.get("PYTHONWARNINGS"),
+                  "ignore:sigmoid_backward was built without OpenMP:RuntimeWarning"]))

@@ -1,5 +1,6 @@
 """The documentation stands alone and stays true: its links resolve inside
-the repository, its value tables are the module's, and its example runs."""
+the repository (the README's, also the index page's, by URL), its value
+tables are the module's, and its example runs."""
 import re
 from pathlib import Path
 
@@ -12,6 +13,10 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = sorted((ROOT / "docs").glob("*.md"))
 PAGES = [ROOT / "README.md", ROOT / "CHANGELOG.md", *DOCS]
 SEMANTICS = ROOT / "docs" / "semantics.md"
+# A file (blob) or folder (tree) of this repository by URL: pyproject.toml's
+# project URL, then its path on main.
+REPOSITORY = re.compile(r"https://github\.com/sigmoid-backward/sigmoid-backward/(?:blob|tree)/main/"
+                        r"(.*)")
 
 
 def _slugs(path):
@@ -31,17 +36,38 @@ def _slugs(path):
 
 
 def _links(path):
+    """Inline links' targets, and reference-style links' definitions."""
     text = re.sub(r"```.*?```", "", path.read_text(), flags=re.S)
-    return re.findall(r"\]\(([^)\s]+)\)", text)
+    return (re.findall(r"\]\(([^)\s]+)\)", text)
+            + re.findall(r"^\[[^\]]+\]:\s*(\S+)", text, re.M))
+
+
+def test_readme_links_are_absolute():
+    """The README is also the index page's description, where a relative
+    link leads nowhere: it links to the repository's files by URL (the
+    project URL of pyproject.toml), which the test below maps back."""
+    links = _links(ROOT / "README.md")
+    assert links
+    for link in links:
+        assert link.startswith(("https://", "http://")), f"README.md: {link} is relative"
+    assert any(REPOSITORY.fullmatch(link) for link in links)
+    text = re.sub(r"```.*?```", "", (ROOT / "README.md").read_text(), flags=re.S)
+    defined = set(re.findall(r"^\[([^\]]+)\]:", text, re.M))
+    used = set(re.findall(r"\]\[([^\]]+)\]", text))
+    assert used <= defined, f"README.md: undefined link labels {used - defined}"
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_links_resolve_inside_the_repository(page):
     for link in _links(page):
-        if re.match(r"[a-z]+://", link):
+        if in_repository := REPOSITORY.fullmatch(link):
+            target, _, anchor = in_repository.group(1).partition("#")
+            path = (ROOT / target).resolve()
+        elif re.match(r"[a-z]+://", link):
             continue
-        target, _, anchor = link.partition("#")
-        path = (page.parent / target).resolve() if target else page
+        else:
+            target, _, anchor = link.partition("#")
+            path = (page.parent / target).resolve() if target else page
         assert path.is_relative_to(ROOT), f"{page.name}: {link} leaves the repository"
         assert path.exists(), f"{page.name}: {link} does not exist"
         if anchor:

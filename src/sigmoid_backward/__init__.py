@@ -6,11 +6,13 @@ bfloat16, float32, float64, complex64 and complex128, with NumPy
 broadcasting and promotion.  ``ufunc`` is the same computation as a real
 ``numpy.ufunc``; the function is that ufunc plus a ``num_threads=``
 argument.  It is the CPU twin of the Ascend CANN operator
-``aclnnSigmoidBackward`` (``sigmoid_backward.aclnn``).
+``aclnnSigmoidBackward`` (``sigmoid_backward.aclnn``).  ``show_config()``
+says how this copy was built: compiler, OpenMP, instruction sets.
 """
-from . import reference
+from . import _show_config, reference
 from ._function import sigmoid_backward
 from ._kernels import ENABLED as OPENMP_ENABLED
+from ._show_config import show_config
 from ._threads import get_num_threads, set_num_threads
 from ._ufunc import ufunc
 from ._version import __version__
@@ -22,5 +24,9 @@ __all__ = [
     "set_num_threads",
     "reference",
     "OPENMP_ENABLED",
+    "show_config",
     "__version__",
 ]
+
+# pip hides the build's warning; a single-threaded copy says so here, once.
+_show_config.warn_if_single_threaded()

@@ -16,6 +16,7 @@ __all__ = [
     "set_num_threads",
     "reference",
     "OPENMP_ENABLED",
+    "show_config",
     "__version__",
 ]
 
@@ -67,3 +68,10 @@ def sigmoid_backward(
 ) -> Any: ...
 def get_num_threads() -> int: ...
 def set_num_threads(n: SupportsIndex | None) -> None: ...
+
+# How this copy was built and what it runs here (a dict of sections, each a
+# dict, for mode="dicts").
+@overload
+def show_config(mode: Literal["stdout"] = "stdout") -> None: ...
+@overload
+def show_config(mode: Literal["dicts"]) -> dict[str, dict[str, Any]]: ...

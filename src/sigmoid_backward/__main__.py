@@ -1,8 +1,11 @@
-"""``python -m sigmoid_backward``: the operator document's example, through
-the function and through the aclnn API, then a one-line timing against the
-NumPy expression.
+"""``python -m sigmoid_backward``, or the console script ``sigmoid-backward``:
+the build's OpenMP and ISA, the operator document's example through the
+function and through the aclnn API, then a one-line timing against the NumPy
+expression.  ``--version`` prints the version.
 
-Subcommands, each in a module of its own, imported only when asked for:
+Subcommands, each in a module of its own, imported only when asked for (the
+usage lists whatever SUBCOMMANDS holds, each with its module docstring's
+first sentence):
 
 - ``python -m sigmoid_backward bench ...`` compares with PyTorch, numexpr and
   NumPy side by side (_bench.py; it imports PyTorch when installed);
@@ -10,13 +13,16 @@ Subcommands, each in a module of its own, imported only when asked for:
   case or a case file's every case, and ``compare ...`` judges a device's
   output against them (golden/).
 """
+import ast
 import importlib
+import importlib.util
+import os
 import sys
 import timeit
 
 import numpy as np
 
-from . import OPENMP_ENABLED, _threads, sigmoid_backward
+from . import OPENMP_ENABLED, __version__, _show_config, _threads, sigmoid_backward
 from .aclnn import example as aclnn_example
 
 SUBCOMMANDS = {"bench": "._bench", "golden": ".golden._cli_golden",
@@ -44,18 +50,36 @@ def _timing(n=1_000_000):
           f"({threads} thread{'s' if threads != 1 else ''})")
 
 
-USAGE = """\
-usage: python -m sigmoid_backward [-h] [{bench,golden,compare} ...]
+def _summary(module):
+    """The first sentence of a subcommand module's docstring, read from its
+    source without importing it (the bench would import PyTorch)."""
+    spec = importlib.util.find_spec(module, __package__)
+    if spec is None or spec.origin is None:
+        return ""
+    try:
+        with open(spec.origin, encoding="utf-8") as f:
+            doc = ast.get_docstring(ast.parse(f.read())) or ""
+    except (OSError, SyntaxError, UnicodeDecodeError):   # no Python source
+        return ""
+    doc = " ".join(doc.split("\n\n")[0].split())
+    doc = doc.split("``: ", 1)[-1]          # drop "``python -m ... NAME``: "
+    return doc.split(". ")[0].rstrip(".")
 
-Without arguments: the operator document's example, through the function and
-through the aclnn API, then a timing against the NumPy expression.
 
-subcommands:
-  bench     sigmoid_backward side by side with its peers (bench --help)
-  golden    golden data files for NPU kernel tests (golden --help)
-  compare   a device's output against its golden, under NPU tests'
-            precision standards (compare --help)
-"""
+def _prog():
+    """How the user ran this: the console script, or python -m."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return "sigmoid-backward" if name.startswith("sigmoid-backward") else (
+        "python -m sigmoid_backward")
+
+
+def usage(prog="python -m sigmoid_backward"):
+    rows = "".join(f"  {name:<9} {_summary(module)}\n" for name, module in SUBCOMMANDS.items())
+    return (f"usage: {prog} [-h] [--version] [{{{','.join(SUBCOMMANDS)}}} ...]\n\n"
+            "Without arguments: the build's OpenMP and ISA, the operator document's\n"
+            "example through the function and through the aclnn API, then a timing\n"
+            "against the NumPy expression.\n\n"
+            f"subcommands (each takes --help):\n{rows}")
 
 
 def main(argv=None):
@@ -63,11 +87,16 @@ def main(argv=None):
     if argv and argv[0] in SUBCOMMANDS:
         return importlib.import_module(SUBCOMMANDS[argv[0]], __package__).main(argv[1:])
     if argv in (["-h"], ["--help"]):
-        print(USAGE, end="")
+        print(usage(_prog()), end="")
+        return 0
+    if argv == ["--version"]:
+        print(f"sigmoid-backward {__version__}")
         return 0
     if argv:
-        print(USAGE + f"error: unknown arguments: {' '.join(argv)}", file=sys.stderr)
+        print(usage(_prog()) + f"error: unknown arguments: {' '.join(argv)}", file=sys.stderr)
         return 2
+    print(_show_config.openmp_line())
+    print(_show_config.isa_line())
     _example()
     aclnn_example.main()
     _timing()

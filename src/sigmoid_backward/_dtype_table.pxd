@@ -6,6 +6,8 @@ cdef extern from "_dtypes.h" nogil:
         KIND_F64 "SB_KIND_F64"
         KIND_C64 "SB_KIND_C64"
         KIND_C128 "SB_KIND_C128"
+        KIND_F16 "SB_KIND_F16"
+        KIND_BF16 "SB_KIND_BF16"
         NUM_KINDS "SB_NUM_KINDS"
     const char *sb_kind_names[]
     const int sb_kind_sizes[]

@@ -302,6 +302,11 @@ def compute_into(cnp.ndarray g not None, cnp.ndarray y not None,
 
 # ---- switches for tests and benchmarks ---------------------------------------
 
+def compiled_isas():
+    """Names of the ISAs this build has loops for, slowest first."""
+    return [sb_isa_name(k).decode() for k in range(sb_num_isas())]
+
+
 def available_isas():
     """Names of the ISAs this CPU and build can run, slowest first."""
     return [sb_isa_name(k).decode() for k in range(sb_num_isas()) if sb_isa_supported(k)]

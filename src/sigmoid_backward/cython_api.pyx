@@ -1,0 +1,90 @@
+# cython: language_level=3
+"""The Cython API (cython_api.pxd): each function checks its views, then
+runs the kernel of _kernels.pxd on them, without the GIL."""
+from libc.stdint cimport uint16_t
+
+from sigmoid_backward._dtype_table cimport (Kind, KIND_BF16, KIND_C64, KIND_C128, KIND_F16,
+                                            KIND_F32, KIND_F64)
+from sigmoid_backward._kernels cimport compute, resolve_threads
+
+ctypedef fused elem_t:
+    float
+    double
+    float complex
+    double complex
+    uint16_t
+
+
+cdef int _refuse(bint g_none, bint y_none, bint out_none, Py_ssize_t g_len, Py_ssize_t y_len,
+                 Py_ssize_t out_len, int num_threads) except -1 with gil:
+    """Raise the error that says which check failed (the GIL is taken only
+    here, on the error path)."""
+    for name, missing in (("grad_output", g_none), ("output", y_none), ("grad_input", out_none)):
+        if missing:
+            raise TypeError(f"sigmoid_backward cython_api: {name} is None")
+    if g_len != out_len or y_len != out_len:
+        raise ValueError(f"sigmoid_backward cython_api: lengths differ: grad_output {g_len}, "
+                         f"output {y_len}, grad_input {out_len}")
+    if num_threads < 0:
+        raise ValueError(f"sigmoid_backward cython_api: num_threads must be >= 0, "
+                         f"got {num_threads}")
+    raise ValueError("sigmoid_backward cython_api: grad_input overlaps grad_output or "
+                     "output (it may only be that very view)")
+
+
+cdef inline bint _same_or_disjoint(const char* a, const char* out,
+                                   Py_ssize_t nbytes) noexcept nogil:
+    # The kernel reads element i of an input before it writes element i of
+    # out, and no other: out may be an input itself, but not overlap it
+    # otherwise.
+    return a == out or a + nbytes <= out or out + nbytes <= a
+
+
+cdef int _run(Kind kind, const elem_t[::1] g, const elem_t[::1] y, elem_t[::1] out,
+              int num_threads) except -1 nogil:
+    """The one call of the kernel: every function of the API comes here."""
+    # A typed memoryview argument may be None (its data pointer then NULL).
+    cdef bint g_none = g is None, y_none = y is None, out_none = out is None
+    cdef Py_ssize_t n = out.shape[0]
+    cdef const char* gp = <const char*>&g[0]   # with n == 0 the kernel reads nothing
+    cdef const char* yp = <const char*>&y[0]
+    cdef char* op = <char*>&out[0]
+    if (g_none or y_none or out_none or g.shape[0] != n or y.shape[0] != n or num_threads < 0
+            or not _same_or_disjoint(gp, op, n * sizeof(elem_t))
+            or not _same_or_disjoint(yp, op, n * sizeof(elem_t))):
+        return _refuse(g_none, y_none, out_none, g.shape[0], y.shape[0], n, num_threads)
+    compute(kind, kind, gp, sizeof(elem_t), kind, yp, sizeof(elem_t), op, sizeof(elem_t), n,
+            resolve_threads(num_threads))
+    return 0
+
+
+cdef int sigmoid_backward_float(const float[::1] grad_output, const float[::1] output,
+                                float[::1] grad_input, int num_threads) except -1 nogil:
+    return _run(KIND_F32, grad_output, output, grad_input, num_threads)
+
+
+cdef int sigmoid_backward_double(const double[::1] grad_output, const double[::1] output,
+                                 double[::1] grad_input, int num_threads) except -1 nogil:
+    return _run(KIND_F64, grad_output, output, grad_input, num_threads)
+
+
+cdef int sigmoid_backward_float_complex(
+        const float complex[::1] grad_output, const float complex[::1] output,
+        float complex[::1] grad_input, int num_threads) except -1 nogil:
+    return _run(KIND_C64, grad_output, output, grad_input, num_threads)
+
+
+cdef int sigmoid_backward_double_complex(
+        const double complex[::1] grad_output, const double complex[::1] output,
+        double complex[::1] grad_input, int num_threads) except -1 nogil:
+    return _run(KIND_C128, grad_output, output, grad_input, num_threads)
+
+
+cdef int sigmoid_backward_float16(const uint16_t[::1] grad_output, const uint16_t[::1] output,
+                                  uint16_t[::1] grad_input, int num_threads) except -1 nogil:
+    return _run(KIND_F16, grad_output, output, grad_input, num_threads)
+
+
+cdef int sigmoid_backward_bfloat16(const uint16_t[::1] grad_output, const uint16_t[::1] output,
+                                   uint16_t[::1] grad_input, int num_threads) except -1 nogil:
+    return _run(KIND_BF16, grad_output, output, grad_input, num_threads)
