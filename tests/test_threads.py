@@ -96,21 +96,21 @@ def test_threadpoolctl_caps_the_default(restore_threads):
     # A known baseline first: other libraries sharing the OpenMP runtime
     # (PyTorch, for one) may have lowered the limit in this thread.
     with threadpoolctl.threadpool_limits(2, user_api="openmp"):
-        assert _threads.resolve(None) == 2
+        assert _threads.resolve_threads(None) == 2
         with threadpoolctl.threadpool_limits(1, user_api="openmp"):
-            assert _threads.resolve(None) == 1
-            assert _threads.resolve(2) == 2  # an explicit count is the caller's
+            assert _threads.resolve_threads(None) == 1
+            assert _threads.resolve_threads(2) == 2  # an explicit count is the caller's
             limited = sigmoid_backward(g, y)
-        assert _threads.resolve(None) == 2
+        assert _threads.resolve_threads(None) == 2
         unlimited = sigmoid_backward(g, y)
     assert_same(limited, unlimited)
 
 
 def test_counts_are_capped_at_the_cpus_this_process_may_use(restore_threads):
     cpus = len(os.sched_getaffinity(0))
-    assert _threads.resolve(10**6) == cpus
+    assert _threads.resolve_threads(10**6) == cpus
     sb.set_num_threads(10**6)
-    assert _threads.resolve(None) <= cpus
+    assert _threads.resolve_threads(None) <= cpus
     g, y = np.ones(300_000, np.float32), np.full(300_000, 0.5, np.float32)
     assert (sigmoid_backward(g, y, num_threads=10**20) == 0.25).all()
 
@@ -120,7 +120,7 @@ def test_counts_are_capped_at_the_cpus_this_process_may_use(restore_threads):
 def test_omp_num_threads_caps_an_explicit_default():
     env = dict(os.environ, OMP_NUM_THREADS="1")
     code = ("import sigmoid_backward as s; from sigmoid_backward import _threads; "
-            "s.set_num_threads(2); print(_threads.resolve(None), _threads.resolve(2))")
+            "s.set_num_threads(2); print(_threads.resolve_threads(None), _threads.resolve_threads(2))")
     assert subprocess.check_output([sys.executable, "-c", code], env=env, text=True).split() == \
         ["1", "2"]
 

@@ -44,7 +44,7 @@ def _timing(n=1_000_000):
     out = np.empty_like(g)
     ours = min(timeit.repeat(lambda: sigmoid_backward(g, y, out=out), number=20, repeat=5)) / 20
     numpy = min(timeit.repeat(lambda: g * (1 - y) * y, number=20, repeat=5)) / 20
-    threads = _threads.resolve(None) if OPENMP_ENABLED else 1
+    threads = _threads.resolve_threads(None) if OPENMP_ENABLED else 1
     print(f"float32, n={n:,}: sigmoid_backward {ours * 1e3:.3f} ms, "
           f"NumPy g * (1 - y) * y {numpy * 1e3:.3f} ms: {numpy / ours:.1f}x faster "
           f"({threads} thread{'s' if threads != 1 else ''})")

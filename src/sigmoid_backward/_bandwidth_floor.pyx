@@ -9,6 +9,8 @@ compares the real kernel with.  It is not part of the library's API.
 """
 cimport numpy as cnp
 
+from sigmoid_backward import _kernels
+
 cnp.import_array()
 
 cdef extern from *:
@@ -55,15 +57,18 @@ cdef extern from *:
     }
 
     /* One contiguous, 64-byte-rounded share per thread, as the kernels
-     * split; serial below 128 KiB, as the kernels run. */
-    static void sb_floor(const char *g, const char *y, char *out, ptrdiff_t n, int nthreads)
+     * split, and as many threads as the kernels' share threshold allows. */
+    static void sb_floor(const char *g, const char *y, char *out, ptrdiff_t n, int nthreads,
+                         ptrdiff_t share)
     {
+        if (nthreads > n / share) nthreads = (int)(n / share);
+        if (nthreads < 1) nthreads = 1;
         const ptrdiff_t part = (n / nthreads + 63) / 64 * 64;
         int avx2 = 0;
     #if SB_X86_DISPATCH
         avx2 = (sb_cpu_features() & SB_CPU_AVX2) != 0;
     #endif
-        #pragma omp parallel for num_threads(nthreads) schedule(static) if(n >= (1 << 17))
+        #pragma omp parallel for num_threads(nthreads) schedule(static) if(nthreads > 1)
         for (int t = 0; t < nthreads; t++) {
             const ptrdiff_t start = t * part;
             const ptrdiff_t stop = start + part < n ? start + part : n;
@@ -71,7 +76,8 @@ cdef extern from *:
         }
     }
     """
-    void sb_floor(const char *g, const char *y, char *out, Py_ssize_t n, int nthreads) nogil
+    void sb_floor(const char *g, const char *y, char *out, Py_ssize_t n, int nthreads,
+                  Py_ssize_t share) nogil
 
 
 def bandwidth_floor(cnp.ndarray g not None, cnp.ndarray y not None,
@@ -79,7 +85,9 @@ def bandwidth_floor(cnp.ndarray g not None, cnp.ndarray y not None,
     """``out = g ^ y`` over the raw bytes, with non-temporal stores.
 
     The three arrays must be C-contiguous with the same number of bytes and
-    ``out`` writeable; ``nthreads`` >= 1 threads split the work.
+    ``out`` writeable; ``nthreads`` >= 1 threads split the work, as many
+    as the kernels would wake for this many bytes (their
+    ``parallel_share_bytes``).
     """
     cdef Py_ssize_t n = cnp.PyArray_NBYTES(out)
     cdef cnp.ndarray a
@@ -92,6 +100,7 @@ def bandwidth_floor(cnp.ndarray g not None, cnp.ndarray y not None,
         raise ValueError("bandwidth_floor: out is read-only")
     if nthreads < 1:
         raise ValueError(f"bandwidth_floor: nthreads must be >= 1, got {nthreads}")
+    cdef Py_ssize_t share = _kernels.thresholds()["parallel_share_bytes"]
     with nogil:
         sb_floor(<const char*>cnp.PyArray_DATA(g), <const char*>cnp.PyArray_DATA(y),
-                 <char*>cnp.PyArray_DATA(out), n, nthreads)
+                 <char*>cnp.PyArray_DATA(out), n, nthreads, share)

@@ -23,8 +23,8 @@ What it adds (_arguments.py):
 """
 cimport numpy as cnp
 
-from sigmoid_backward._kernels cimport (DIRECT, Kind, call_threads, compute, direct, kind_of,
-                                        resolve_threads, set_call_threads)
+from sigmoid_backward._kernels cimport (DIRECT, SB_MAX_THREADS, Kind, call_threads, compute,
+                                        direct, kind_of, resolve_threads, set_call_threads)
 
 import numpy as np
 
@@ -160,7 +160,7 @@ def sigmoid_backward(grad_output, output, /, out=None, *, where=True,
     if num_threads is not None:
         # A plain positive int, checked here: the Python check costs more
         # than a small call.  Anything else gets the full check and message.
-        if type(num_threads) is int and 1 <= <object>num_threads <= (1 << 30):
+        if type(num_threads) is int and 1 <= <object>num_threads <= SB_MAX_THREADS:
             requested = num_threads
         else:
             requested = _threads.check(num_threads, "num_threads")

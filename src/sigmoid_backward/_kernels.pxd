@@ -23,6 +23,10 @@ cdef void compute(Kind kind, Kind g_kind, const char *g, Py_ssize_t g_step,
                   char *out, Py_ssize_t out_step,
                   Py_ssize_t n, int nthreads) noexcept nogil
 
+cdef extern from "_threads.h":
+    # No thread count beyond this reaches OpenMP, whatever a caller asks.
+    int SB_MAX_THREADS
+
 # The threads a kernel call asking for ``requested`` uses (0: the calling
 # thread's num_threads=, else the default), capped at the CPUs (_threads.h).
 cpdef int resolve_threads(int requested) noexcept nogil

@@ -43,7 +43,6 @@ from sigmoid_backward import _dtypes, _thresholds
 cnp.import_array()
 
 cdef extern from "_threads.h" nogil:
-    int SB_MAX_THREADS
     void sb_threads_init()
     void sb_threads_set_default(int n)
     void sb_threads_set_call(int n)

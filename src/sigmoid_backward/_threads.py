@@ -36,14 +36,14 @@ def check(n, name):
     if n < 1:
         raise ValueError(f"{name} must be >= 1, got {n}")
     # Larger counts are capped at the CPUs anyway; C needs an int.
-    return min(n, 1 << 30)
+    return min(n, _kernels.MAX_THREADS)
 
 
 def get_num_threads():
     """The default thread count: :func:`set_num_threads`, else OpenMP's limit
     in the calling thread (``OMP_NUM_THREADS``, threadpoolctl), else the CPUs
-    this process may use; 1 in a build without OpenMP.  A call without ``num_threads`` uses at
-    most this many, and at most the CPUs."""
+    this process may use; 1 in a build without OpenMP.  A call without
+    ``num_threads`` uses at most this many, and at most the CPUs."""
     return _kernels.default_threads()
 
 
@@ -54,7 +54,7 @@ def set_num_threads(n):
     _kernels.set_default_threads(0 if n is None else check(n, "n"))
 
 
-def resolve(num_threads):
+def resolve_threads(num_threads):
     """Thread count for one call made in this thread: ``num_threads`` when
     given, else the default capped by OpenMP's limit in the calling thread;
     either capped at the CPUs this process may use."""

@@ -274,7 +274,7 @@ def aclnnSigmoidBackward(workspace, workspace_size, executor, stream):
         # executor, the tensors or the caller's references meanwhile.  Its
         # thread count is the launching thread's (threadpoolctl limits are
         # per thread), not the stream worker's.
-        run = functools.partial(_run, executor._plan, ws, _threads.resolve(None))
+        run = functools.partial(_run, executor._plan, ws, _threads.resolve_threads(None))
         if stream is not None:
             if not stream._launch(_PHASE2, run):  # destroyed, or made before a fork()
                 return launch_failure(stream, _PHASE2)

@@ -22,7 +22,7 @@ from typing import Literal
 
 import numpy as np
 
-from .._kernels import compute_into
+from .._kernels import Direct, compute_into, direct
 
 ALIGN = 64
 
@@ -30,24 +30,6 @@ ALIGN = 64
 def address(a):
     """The address of ``a``'s first element."""
     return a.__array_interface__["data"][0]
-
-
-def contiguous(a, order):
-    """Is ``a`` contiguous in ``order`` ('C' or 'F')?"""
-    return a.flags.c_contiguous if order == "C" else a.flags.f_contiguous
-
-
-def kernel_ready(a, dtype, shape, order):
-    """Can the kernel use ``a`` in place: ``dtype`` (so native-endian, as
-    every compute dtype is), ``shape``, aligned and contiguous in ``order``?"""
-    return a.dtype == dtype and a.shape == shape and a.flags.aligned and contiguous(a, order)
-
-
-def reads_safely(a, out):
-    """May the kernel read ``a`` while it writes ``out`` (both kernel-ready
-    alike)?  Only if they share no memory, or are the very same view: with
-    one dtype, shape and order, the same start address is the same view."""
-    return not np.may_share_memory(a, out) or address(a) == address(out)
 
 
 class Plan:
@@ -72,8 +54,9 @@ class Plan:
     def __init__(self, g, y, out, dtype):
         self.g, self.y, self.out, self.dtype = g, y, out, dtype
         self.order: Literal["C", "F"] = (
-            "F" if contiguous(out, "F") and not contiguous(out, "C") else "C")
-        direct_out = kernel_ready(out, dtype, out.shape, self.order)
+            "F" if out.flags.f_contiguous and not out.flags.c_contiguous else "C")
+        c_order = self.order == "C"
+        direct_out = out.dtype == dtype and direct(out, out, c_order, True) == Direct.DIRECT
         region_bytes = _round_up(out.size * dtype.itemsize)
         regions = 0
 
@@ -95,11 +78,12 @@ class Plan:
         self.workspace_size = ALIGN - 1 + regions * region_bytes if regions else 0
 
     def _direct(self, a, direct_out):
-        """Can the kernel read ``a`` in place?  (An input staged or not, it
-        may share memory with a directly written out only element for
-        element.)"""
-        return (kernel_ready(a, self.dtype, self.out.shape, self.order)
-                and (not direct_out or reads_safely(a, self.out)))
+        """Can the kernel read ``a`` in place: of the compute dtype and out's
+        shape, and, beside a directly written out, sharing memory with it
+        only element for element?"""
+        beside = self.out if direct_out else a
+        return (a.dtype == self.dtype and a.shape == self.out.shape
+                and direct(a, beside, self.order == "C", False) == Direct.DIRECT)
 
     def run(self, workspace, nthreads):
         """Compute into gradInput's view.
