@@ -69,10 +69,15 @@ def test_a_huge_message_is_cut():
 
 
 def test_messages_are_per_thread():
+    """Each thread reads its own failures, from a failing API call as from
+    the recorder, and keeps only its newest KEPT."""
     _errors.record("main thread")
+    assert aclnn.aclCreateTensor([1], aclnn.ACL_FLOAT, [], 0, 2, [1], bytearray(4)) is None
     seen = []
 
     def other():
+        seen.append(aclGetRecentErrMsg())
+        assert aclnn.aclCreateTensor([2], aclnn.ACL_FLOAT, [], 0, 2, [1], bytearray(4)) is None
         seen.append(aclGetRecentErrMsg())
         for _ in range(KEPT + 5):
             _errors.record("other thread")
@@ -80,5 +85,7 @@ def test_messages_are_per_thread():
     t = threading.Thread(target=other)
     t.start()
     t.join()
-    assert seen == ["", KEPT + 1]
-    assert aclGetRecentErrMsg() == "main thread"
+    assert seen[0] == "" and seen[2] == KEPT + 1          # a thread with no error yet
+    assert "[2]" in seen[1] and "[1]" not in seen[1]
+    mine = aclGetRecentErrMsg()
+    assert "main thread" in mine and "[1]" in mine and "[2]" not in mine

@@ -53,10 +53,8 @@ def _expected(g, y):
 
 @pytest.fixture
 def restore_kernel_settings():
-    old = _kernels.thresholds()
-    yield
-    _kernels.set_thresholds(old["parallel_share_bytes"], old["nt_min_bytes"])
-    _kernels.use_isa(None)
+    with _kernels.settings():   # puts back the ISA and thresholds in use
+        yield
 
 
 def _unaligned(a, offset):
@@ -391,3 +389,17 @@ def test_isas_match_the_cpu_flags():
     if avx512 and "avx512_bf16" in flags:
         expected.append("avx512bf16")
     assert _kernels.available_isas() == expected
+
+
+def test_settings_put_back_the_isa_and_thresholds_whatever_happens():
+    before_isa, before = _kernels.current_isa(), _kernels.thresholds()
+    with pytest.raises(RuntimeError, match="inside"):
+        with _kernels.settings(isa="portable", parallel_share_bytes=64, nt_min_bytes=0):
+            assert _kernels.current_isa() == "portable"
+            assert _kernels.thresholds()["parallel_share_bytes"] == 64
+            raise RuntimeError("inside")
+    assert (_kernels.current_isa(), _kernels.thresholds()) == (before_isa, before)
+    with pytest.raises(ValueError, match="not available here"):
+        with _kernels.settings(isa="no-such-isa"):
+            pass
+    assert (_kernels.current_isa(), _kernels.thresholds()) == (before_isa, before)

@@ -20,9 +20,8 @@ from helpers import ALL_DTYPES, assert_same, random_array
 @pytest.fixture(params=[1, 2], ids=["1-thread", "2-threads"])
 def threads(request):
     """Thread counts, with thresholds that split even small calls."""
-    old = _kernels.set_thresholds(parallel_share_bytes=64)
-    yield request.param
-    _kernels.set_thresholds(old["parallel_share_bytes"], old["nt_min_bytes"])
+    with _kernels.settings(parallel_share_bytes=64):
+        yield request.param
 
 
 def _step(acc, y):
@@ -46,7 +45,8 @@ CALLS = {"function": lambda g, y, out, n: sb.sigmoid_backward(g, y, out=out, num
 
 @pytest.mark.parametrize("call", CALLS)
 @pytest.mark.parametrize("stride", [1, 2])
-@pytest.mark.parametrize("shift", [1, -1, 3, -64], ids=lambda s: f"input-{'ahead' if s > 0 else 'behind'}{abs(s)}")
+@pytest.mark.parametrize("shift", [1, -1, 3, -64],
+                         ids=lambda s: f"input-{'ahead' if s > 0 else 'behind'}{abs(s)}")
 @pytest.mark.parametrize("which", ["grad_output", "output"])
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_out_overlapping_an_input(dtype, which, shift, stride, call, threads):

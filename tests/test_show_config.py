@@ -43,15 +43,13 @@ def test_isa_section_is_what_the_kernels_run():
     assert set(isa["runnable here"]) <= set(isa["compiled"])
     # Import selects the best this CPU runs; use_isa(None) selects it again.
     assert isa["selected"] == isa["runnable here"][-1] == _kernels.use_isa(None)
-    try:
+    with _kernels.settings():
         for name in isa["compiled"]:
             if name in isa["runnable here"]:
                 assert _kernels.use_isa(name) == name
             else:
                 with pytest.raises(ValueError, match="not available here"):
                     _kernels.use_isa(name)
-    finally:
-        _kernels.use_isa(None)
 
 
 def test_every_isa_the_build_has_is_listed_as_compiled():

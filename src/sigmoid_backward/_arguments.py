@@ -83,7 +83,7 @@ def as_out(out):
     """``out`` (one object or a tuple) as the ufunc takes it."""
     if isinstance(out, tuple):
         outs = tuple(_buffer_out(o) for o in out)
-        return out if all(a is b for a, b in zip(outs, out)) else outs
+        return out if all(a is b for a, b in zip(outs, out, strict=True)) else outs
     return _buffer_out(out)
 
 

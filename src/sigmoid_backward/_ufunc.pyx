@@ -24,7 +24,6 @@ from cpython.ref cimport Py_XDECREF
 
 from sigmoid_backward._kernels cimport Kind, compute, kind_of, resolve_threads
 
-import numpy as np
 
 from sigmoid_backward import _dtypes
 

@@ -36,7 +36,7 @@ from ._tensor import aclCreateTensor, aclDestroyTensor, aclTensor, tensor_from_a
 
 # As in C, every constant is also a module-level name: aclnn.ACL_FLOAT.
 # Type checkers cannot follow this; __init__.pyi declares them (its constant
-# section is generated from the enums by tests/test_aclnn_stub.py).
+# section is generated from the enums by tests/aclnn_stub.py).
 globals().update(aclnnStatus.__members__)
 globals().update(aclDataType.__members__)
 globals().update(aclFormat.__members__)

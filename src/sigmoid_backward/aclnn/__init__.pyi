@@ -3,7 +3,7 @@
 # The module defines its constants at run time from the enums in
 # _constants.py (globals().update), which a type checker cannot follow; this
 # stub declares them.  Everything between the "generated" markers below is
-# generated from those enums: run `python tests/test_aclnn_stub.py` after
+# generated from those enums: run `python tests/aclnn_stub.py` after
 # changing an enum.  tests/test_aclnn_stub.py fails when the section and the
 # enums differ, and runs mypy's stubtest against the module.
 import enum

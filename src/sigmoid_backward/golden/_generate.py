@@ -24,9 +24,9 @@ import re
 
 import numpy as np
 
-from .._ufunc import ufunc
 from .._atomic_write import Signals, WriteError, replace_file
 from .._function import sigmoid_backward
+from .._ufunc import ufunc
 from ._bits import inner_bounds, real_part_dtype, rounded
 from ._casefile import cases as read_cases
 from ._dtype_names import name_of
