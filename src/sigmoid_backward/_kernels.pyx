@@ -1,10 +1,11 @@
 # cython: language_level=3
 """The GIL-free kernel: the sigmoid gradient over n elements at any strides.
 
-One fused kernel serves every dtype.  :c:func:`compute` decides how the call
-may run from where its operands lie (_overlap.h), splits the elements
-between OpenMP threads when it may, and each thread runs its share
-(_shares.pxd) through the dtype's loop of the instruction set in use
+One fused kernel (_fused.pxd) serves every dtype.  :c:func:`compute` decides
+how the call may run from where its operands lie (_overlap.h) and on how
+many threads, and runs it: the elements split between OpenMP threads when
+it may, and each thread runs its share
+(_fused.pxd) through the dtype's loop of the instruction set in use
 (_dispatch.h):
 
 - contiguous operands go to the loop as they are; a large output is
@@ -22,19 +23,14 @@ and the Cython API.  Python callers: :func:`compute_into` (the aclnn plan),
 :func:`direct`, the thread counts, and the switches for tests and
 benchmarks (:func:`use_isa`, :func:`set_thresholds`, :func:`settings`).
 """
-from libc.stdint cimport uint16_t
-from cython.parallel cimport prange
-
 cimport numpy as cnp
 
 from sigmoid_backward._dispatch cimport (sb_dispatch_init, sb_isa_name, sb_isa_supported,
-                                         sb_loop_fn, sb_loop_for, sb_loops_in_use, sb_loops_t,
-                                         sb_num_isas, sb_select_isa)
-from sigmoid_backward._dtype_table cimport (KIND_C64, KIND_C128, KIND_F32, KIND_F64,
-                                            NUM_KINDS, sb_kind_names, sb_kind_of,
-                                            sb_kind_sizes, sb_set_bfloat16_num)
-from sigmoid_backward._shares cimport (complex64_t, complex128_t, contiguous_share, elem_t,
-                                       gathered_share, BLOCK)
+                                         sb_loop_for, sb_loops_in_use, sb_num_isas,
+                                         sb_select_isa)
+from sigmoid_backward._dtype_table cimport (NUM_KINDS, sb_kind_names, sb_kind_of, sb_kind_sizes,
+                                            sb_set_bfloat16_num)
+from sigmoid_backward._fused cimport BLOCK, SB_ANY_ORDER, Call, run, sb_order
 
 import contextlib
 
@@ -60,9 +56,6 @@ cdef extern from "_thresholds.h" nogil:
     void sb_set_thresholds(Py_ssize_t parallel_share, Py_ssize_t nt_min)
 
 cdef extern from "_overlap.h" nogil:
-    ctypedef enum sb_order:
-        SB_ANY_ORDER
-        SB_ELEMENTWISE
     sb_order sb_call_order(const char *g, Py_ssize_t gs, Py_ssize_t g_size, int g_same,
                            const char *y, Py_ssize_t ys, Py_ssize_t y_size, int y_same,
                            const char *out, Py_ssize_t os, Py_ssize_t size, Py_ssize_t n)
@@ -75,11 +68,6 @@ cdef extern from "_fpflags.h" nogil:
 
 cdef extern from "_cpu.h":
     int SB_X86_DISPATCH
-
-cdef enum:
-    # Each thread's share is a multiple of 64 elements, so shares meet on a
-    # cache line of out whenever out starts on one (NumPy's large arrays do).
-    PART_ALIGN = 64
 
 ENABLED = bool(sb_openmp_enabled())
 # Whether the build has non-temporal stores (x86-64 with GCC or clang).
@@ -99,74 +87,6 @@ sb_select_isa(NULL)
 
 cdef int kind_of(int typenum) noexcept nogil:
     return sb_kind_of(typenum)
-
-
-cdef struct Call:
-    # One kernel call, as compute() received it and decided it.
-    sb_loop_fn loop          # the compute dtype's
-    const sb_loops_t *loops  # its instruction set (nt_copy)
-    int kind
-    int g_kind
-    const char *g
-    Py_ssize_t gs
-    int y_kind
-    const char *y
-    Py_ssize_t ys
-    char *out
-    Py_ssize_t os
-    Py_ssize_t n
-    int nthreads
-    sb_order order
-
-
-cdef void _split(const Call* c, elem_t* out) noexcept nogil:
-    """Split [0, n) into one contiguous part per thread (c.nthreads of them,
-    which the order allows and the output's size pays for)."""
-    cdef Py_ssize_t part, t, start, stop
-    cdef Py_ssize_t size = sizeof(elem_t)
-    cdef Py_ssize_t n = c.n, gs = c.gs, ys = c.ys, os = c.os
-    cdef int nthreads = c.nthreads
-    cdef bint contiguous = (c.g_kind == c.kind and c.y_kind == c.kind
-                            and gs == size and ys == size and os == size)
-    cdef bint nt = contiguous and n * size // nthreads >= sb_nt_min()
-    if nthreads <= 1:
-        if contiguous and c.order != SB_ELEMENTWISE:
-            contiguous_share(c.loop, c.loops.nt_copy, <const elem_t*>c.g,
-                             <const elem_t*>c.y, out, n, nt)
-        else:
-            gathered_share(c.loop, c.kind, c.g_kind, c.g, gs, c.y_kind, c.y, ys,
-                           out, os, n, c.order == SB_ELEMENTWISE)
-        return
-    part = (n + nthreads - 1) // nthreads
-    part = (part + PART_ALIGN - 1) // PART_ALIGN * PART_ALIGN
-    for t in prange(nthreads, num_threads=nthreads, schedule='static'):
-        start = t * part
-        stop = min(n, start + part)
-        if start >= stop:
-            continue
-        if contiguous:
-            contiguous_share(c.loop, c.loops.nt_copy, <const elem_t*>c.g + start,
-                             <const elem_t*>c.y + start, out + start, stop - start, nt)
-        else:
-            gathered_share(c.loop, c.kind, c.g_kind, c.g + start * gs, gs,
-                           c.y_kind, c.y + start * ys, ys,
-                           <elem_t*>(<char*>out + start * os), os, stop - start, False)
-
-
-cdef void _run(void* arg) noexcept nogil:
-    """The call, on the calling thread or the fork helper (_threads.h): the
-    fused kernel for the compute dtype's storage."""
-    cdef const Call* c = <const Call*>arg
-    if c.kind == KIND_F32:
-        _split(c, <float*>c.out)
-    elif c.kind == KIND_F64:
-        _split(c, <double*>c.out)
-    elif c.kind == KIND_C64:
-        _split(c, <complex64_t*>c.out)
-    elif c.kind == KIND_C128:
-        _split(c, <complex128_t*>c.out)
-    else:
-        _split(c, <uint16_t*>c.out)   # the narrow dtypes
 
 
 cdef void compute(Kind kind, Kind g_kind, const char *g, Py_ssize_t gs,
@@ -192,11 +112,11 @@ cdef void compute(Kind kind, Kind g_kind, const char *g, Py_ssize_t gs,
         c.nthreads = 1
     flags = sb_fpflags_save()
     if c.nthreads > 1 and sb_threads_must_delegate():
-        if sb_threads_delegate(_run, &c) != 0:
+        if sb_threads_delegate(run, &c) != 0:
             c.nthreads = 1   # no helper thread: this one, alone
-            _run(&c)
+            run(&c)
     else:
-        _run(&c)
+        run(&c)
     sb_fpflags_restore(flags)
 
 

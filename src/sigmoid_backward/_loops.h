@@ -221,7 +221,7 @@ SB_NARROW_DTYPES(SB_NARROW_PORTABLE_LOOP)
 #undef SB_NARROW_PORTABLE_LOOP
 
 /* The element of a narrow dtype at p, widened to float32 (exactly), for a
- * wider computation (_shares.pxd). */
+ * wider computation (_fused.pxd). */
 static inline float sb_narrow_to_f32(int kind, const void *p)
 {
 #define SB_NARROW_WIDEN(K, name, size, num, widen, round, xla)                     \

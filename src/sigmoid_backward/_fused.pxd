@@ -1,15 +1,27 @@
-# One thread's share of a kernel call, for _kernels.pyx: inline fused-type
-# functions, compiled into the kernel's module.  elem_t is the storage of the
-# compute dtype (16-bit values as uint16_t); the arithmetic is the loop of
-# _loops.h the call passes in.
+# The fused-type kernel, for _kernels.pyx, which decides a call and runs it
+# here: the split of a call between OpenMP threads, and each thread's share.
+# Inline functions, compiled into the kernel's module.  elem_t is the storage
+# of the compute dtype (16-bit values as uint16_t; a dtype of a new width adds
+# its storage here, and to run()); the arithmetic is the loop of _loops.h the
+# call carries.
 from libc.stdint cimport uint16_t, uintptr_t
+from cython.parallel cimport prange
 
-from sigmoid_backward._dispatch cimport sb_loop_fn, sb_nt_copy_fn
-from sigmoid_backward._dtype_table cimport KIND_C64, KIND_F32, KIND_F64, sb_kind_is_narrow
+from sigmoid_backward._dispatch cimport sb_loop_fn, sb_loops_t, sb_nt_copy_fn
+from sigmoid_backward._dtype_table cimport (KIND_C64, KIND_C128, KIND_F32, KIND_F64,
+                                            sb_kind_is_narrow)
 from sigmoid_backward._nontemporal cimport SB_LINE, sb_line_misalignment, sb_nt_fence
 
 cdef extern from "_loops.h" nogil:
     float sb_narrow_to_f32(int kind, const void *p)
+
+cdef extern from "_overlap.h" nogil:
+    ctypedef enum sb_order:
+        SB_ANY_ORDER
+        SB_ELEMENTWISE
+
+cdef extern from "_thresholds.h" nogil:
+    Py_ssize_t sb_nt_min()
 
 ctypedef float complex complex64_t
 ctypedef double complex complex128_t
@@ -28,6 +40,9 @@ cdef enum:
     BLOCK = 128
     # Doubles of slack in a block buffer, to start it on a 64-byte line.
     LINE_DOUBLES = 8
+    # Each thread's share is a multiple of 64 elements, so shares meet on a
+    # cache line of out whenever out starts on one (NumPy's large arrays do).
+    PART_ALIGN = 64
 
 
 cdef inline double* line_aligned(double* raw) noexcept nogil:
@@ -179,3 +194,71 @@ cdef inline void gathered_share(sb_loop_fn loop, int kind,
             for i in range(m):
                 (<elem_t*>(<char*>out + (start + i) * os))[0] = op[i]
         start += m
+
+
+cdef struct Call:
+    # One kernel call, as compute() received it and decided it.
+    sb_loop_fn loop          # the compute dtype's
+    const sb_loops_t *loops  # its instruction set (nt_copy)
+    int kind
+    int g_kind
+    const char *g
+    Py_ssize_t gs
+    int y_kind
+    const char *y
+    Py_ssize_t ys
+    char *out
+    Py_ssize_t os
+    Py_ssize_t n
+    int nthreads
+    sb_order order
+
+
+cdef inline void _split(const Call* c, elem_t* out) noexcept nogil:
+    """Split [0, n) into one contiguous part per thread (c.nthreads of them,
+    which the order allows and the output's size pays for)."""
+    cdef Py_ssize_t part, t, start, stop
+    cdef Py_ssize_t size = sizeof(elem_t)
+    cdef Py_ssize_t n = c.n, gs = c.gs, ys = c.ys, os = c.os
+    cdef int nthreads = c.nthreads
+    cdef bint contiguous = (c.g_kind == c.kind and c.y_kind == c.kind
+                            and gs == size and ys == size and os == size)
+    cdef bint nt = contiguous and n * size // nthreads >= sb_nt_min()
+    if nthreads <= 1:
+        if contiguous and c.order != SB_ELEMENTWISE:
+            contiguous_share(c.loop, c.loops.nt_copy, <const elem_t*>c.g,
+                             <const elem_t*>c.y, out, n, nt)
+        else:
+            gathered_share(c.loop, c.kind, c.g_kind, c.g, gs, c.y_kind, c.y, ys,
+                           out, os, n, c.order == SB_ELEMENTWISE)
+        return
+    part = (n + nthreads - 1) // nthreads
+    part = (part + PART_ALIGN - 1) // PART_ALIGN * PART_ALIGN
+    for t in prange(nthreads, num_threads=nthreads, schedule='static'):
+        start = t * part
+        stop = min(n, start + part)
+        if start >= stop:
+            continue
+        if contiguous:
+            contiguous_share(c.loop, c.loops.nt_copy, <const elem_t*>c.g + start,
+                             <const elem_t*>c.y + start, out + start, stop - start, nt)
+        else:
+            gathered_share(c.loop, c.kind, c.g_kind, c.g + start * gs, gs,
+                           c.y_kind, c.y + start * ys, ys,
+                           <elem_t*>(<char*>out + start * os), os, stop - start, False)
+
+
+cdef inline void run(void* arg) noexcept nogil:
+    """The call, on the calling thread or the fork helper (_threads.h): the
+    fused kernel for the compute dtype's storage."""
+    cdef const Call* c = <const Call*>arg
+    if c.kind == KIND_F32:
+        _split(c, <float*>c.out)
+    elif c.kind == KIND_F64:
+        _split(c, <double*>c.out)
+    elif c.kind == KIND_C64:
+        _split(c, <complex64_t*>c.out)
+    elif c.kind == KIND_C128:
+        _split(c, <complex128_t*>c.out)
+    else:
+        _split(c, <uint16_t*>c.out)   # the narrow dtypes
