@@ -1,6 +1,7 @@
 """Shared test helpers: the dtypes, the one exact comparison, the thread
-runner, a Ctrl-C runner, the memory in use, and the array generators.
-Objects whose export raises are in hostile.py."""
+runner, a Ctrl-C runner, the memory in use, the CPUs this process may
+use, and the array generators.  Objects whose export raises are in
+hostile.py."""
 import os
 import signal
 import subprocess
@@ -126,6 +127,14 @@ def rss_bytes():
     """This process's resident memory (Linux: /proc/self/statm)."""
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def usable_cpus():
+    """The CPUs this process may use, as OpenMP counts them: its affinity
+    mask where the OS has one (Linux), else every CPU (macOS, Windows)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 # ---- generating --------------------------------------------------------------
