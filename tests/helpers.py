@@ -1,7 +1,8 @@
 """Shared test helpers: the dtypes, the one exact comparison, the thread
-runner, a Ctrl-C runner, the memory in use, the CPUs this process may
-use, and the array generators.  Objects whose export raises are in
-hostile.py."""
+runner, a Ctrl-C runner, the memory in use, what this process runs on
+(CPUs, a sanitizer), and the array generators.  Objects whose export
+raises are in hostile.py."""
+import ctypes
 import os
 import signal
 import subprocess
@@ -135,6 +136,15 @@ def usable_cpus():
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
     return os.cpu_count() or 1
+
+
+def under_asan():
+    """Whether AddressSanitizer's runtime is in this process (CI's sanitizer
+    build preloads it): its allocator keeps freed memory in quarantine."""
+    try:
+        return hasattr(ctypes.CDLL(None), "__asan_init")
+    except (OSError, TypeError):   # Windows: no handle to the process's symbols
+        return False
 
 
 # ---- generating --------------------------------------------------------------
