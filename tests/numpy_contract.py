@@ -99,12 +99,12 @@ def step(accumulated, x):
     return reference.sigmoid_backward(accumulated, x, dtype=np.result_type(accumulated))
 
 
-def fold(a, axis=0, initial=None, where=True):
+def fold(a, axis=0, initial=None, where=True, f=step):
     """``ufunc.reduce(a, axis, initial=initial, where=where)`` as NumPy
     defines it: a left fold, ``f(...f(f(a[0], a[1]), a[2])..., a[n-1])``, or
     ``f(...f(initial, a[0])..., a[n-1])`` over the elements ``where``
     selects (NumPy wants ``initial`` with ``where``: the ufunc has no
-    identity)."""
+    identity).  ``f`` is the ufunc's step; another ufunc's tests the fold."""
     where = np.moveaxis(np.broadcast_to(where, np.shape(a)), axis, 0)
     a = np.moveaxis(np.asarray(a), axis, 0)
     if initial is None:
@@ -112,25 +112,25 @@ def fold(a, axis=0, initial=None, where=True):
     else:
         accumulated = np.full(a.shape[1:], initial, a.dtype)
     for row, selected in zip(a, where, strict=True):
-        accumulated = np.where(selected, step(accumulated, row), accumulated)
+        accumulated = np.where(selected, f(accumulated, row), accumulated)
     return accumulated
 
 
-def accumulate(a, axis=0):
+def accumulate(a, axis=0, f=step):
     """``ufunc.accumulate(a, axis)``: every prefix's fold."""
     a = np.moveaxis(np.asarray(a), axis, 0)
     out = a.copy()
     for i in range(1, len(a)):
-        out[i] = step(out[i - 1], a[i])
+        out[i] = f(out[i - 1], a[i])
     return np.moveaxis(out, 0, axis)
 
 
-def reduceat(a, indices, axis=0):
+def reduceat(a, indices, axis=0, f=step):
     """``ufunc.reduceat(a, indices, axis)``: the fold of ``a[i:j]`` for each
     consecutive pair of indices (to the end for the last), or ``a[i]``
     alone where ``j <= i``."""
     a = np.moveaxis(np.asarray(a), axis, 0)
     ends = list(indices[1:]) + [len(a)]
-    out = np.stack([fold(a[i:j]) if i < j else a[i]
+    out = np.stack([fold(a[i:j], f=f) if i < j else a[i]
                     for i, j in zip(indices, ends, strict=True)])
     return np.moveaxis(out, 0, axis)

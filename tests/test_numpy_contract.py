@@ -232,6 +232,22 @@ def test_reductions_as_numpy_tests_them(monkeypatch, module, qualname, names, ar
 
 # ---- test_ufunc.py: reductions, restated -------------------------------------
 
+def test_the_folds_are_numpys_definitions():
+    """The oracle of the restated tests: with np.subtract (not reorderable,
+    as ours) as the step, the folds give np.subtract's methods exactly."""
+    rng = np.random.default_rng(8)
+    a = rng.random((5, 4, 6))
+    where = rng.random(a.shape) > 0.3
+    for axis in (0, 1, 2):
+        assert_same(fold(a, axis, f=np.subtract), np.subtract.reduce(a, axis=axis))
+        assert_same(fold(a, axis, initial=0.5, where=where, f=np.subtract),
+                    np.subtract.reduce(a, axis=axis, initial=0.5, where=where))
+        assert_same(accumulate(a, axis, f=np.subtract), np.subtract.accumulate(a, axis=axis))
+        indices = [0, 3, 1, 1, 2]
+        assert_same(reduceat(a, indices, axis, f=np.subtract),
+                    np.subtract.reduceat(a, indices, axis=axis))
+
+
 def _identityless_layouts(dtype):
     """TestUfunc.identityless_reduce_arrs's layouts in ``dtype``: C, F, mixed
     order, reversed, not contiguous, and not contiguous nor aligned."""
