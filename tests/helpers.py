@@ -1,6 +1,8 @@
 """Shared test helpers: the dtypes, the one exact comparison, the thread
-runner, a Ctrl-C runner, the memory in use, the array generators, and the
-optional frameworks' import.  Objects whose export raises are in hostile.py."""
+runner, a Ctrl-C runner, the memory in use, what this process runs on
+(CPUs, a sanitizer), the array generators, and the optional frameworks'
+import.  Objects whose export raises are in hostile.py."""
+import ctypes
 import importlib
 import os
 import signal
@@ -143,6 +145,23 @@ def rss_bytes():
     """This process's resident memory (Linux: /proc/self/statm)."""
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def usable_cpus():
+    """The CPUs this process may use, as OpenMP counts them: its affinity
+    mask where the OS has one (Linux), else every CPU (macOS, Windows)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def under_asan():
+    """Whether AddressSanitizer's runtime is in this process (CI's sanitizer
+    build preloads it): its allocator keeps freed memory in quarantine."""
+    try:
+        return hasattr(ctypes.CDLL(None), "__asan_init")
+    except (OSError, TypeError):   # Windows: no handle to the process's symbols
+        return False
 
 
 # ---- generating --------------------------------------------------------------

@@ -15,11 +15,12 @@ import pytest
 
 import sigmoid_backward as sb
 
+from helpers import usable_cpus
+
 pytestmark = [
     pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork() on this platform"),
     pytest.mark.skipif(not sb.OPENMP_ENABLED, reason="built without OpenMP: nothing to hang"),
-    pytest.mark.skipif((len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                        else os.cpu_count() or 1) < 2, reason="one CPU: no OpenMP team"),
+    pytest.mark.skipif(usable_cpus() < 2, reason="one CPU: no OpenMP team"),
 ]
 
 PARENT = textwrap.dedent("""

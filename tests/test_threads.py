@@ -10,10 +10,10 @@ import pytest
 import sigmoid_backward as sb
 from sigmoid_backward import _threads, reference, sigmoid_backward
 
-from helpers import ALL_DTYPES, assert_same, random_array
+from helpers import ALL_DTYPES, assert_same, random_array, usable_cpus
 
 needs_openmp = pytest.mark.skipif(not sb.OPENMP_ENABLED, reason="built without OpenMP")
-needs_two_cpus = pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2,
+needs_two_cpus = pytest.mark.skipif(usable_cpus() < 2,
                                     reason="counts are capped at the CPUs this process may use")
 
 
@@ -37,7 +37,6 @@ def test_default_follows_omp_num_threads():
     assert _default_in_subprocess("5,2") == 5
 
 
-@needs_openmp
 def _openmp_runtime():
     """'libgomp' (GCC's) or 'libomp' (LLVM's, clang's), as threadpoolctl sees it."""
     threadpoolctl = pytest.importorskip("threadpoolctl")
@@ -46,13 +45,26 @@ def _openmp_runtime():
     return "libomp" if "libomp" in prefixes else "libgomp"
 
 
+@needs_openmp
 def test_default_is_the_cpus_this_process_may_use():
-    assert _default_in_subprocess(None) == len(os.sched_getaffinity(0))
+    assert _default_in_subprocess(None) == usable_cpus()
     if _openmp_runtime() == "libomp":
         # LLVM's libomp 14 reads past an invalid OMP_NUM_THREADS: it warns,
         # then takes an uninitialised count or aborts.  Not ours to fix.
         return
-    assert _default_in_subprocess("garbage") == len(os.sched_getaffinity(0))
+    assert _default_in_subprocess("garbage") == usable_cpus()
+
+
+@pytest.mark.skipif(sb.OPENMP_ENABLED, reason="built with OpenMP")
+def test_without_openmp_every_count_is_one(restore_threads):
+    """A build without OpenMP runs single-threaded, whatever is asked."""
+    assert _default_in_subprocess(None) == _default_in_subprocess("3") == 1
+    assert _threads.resolve_threads(None) == _threads.resolve_threads(2) == \
+        _threads.resolve_threads(10**6) == 1
+    sb.set_num_threads(4)
+    assert sb.get_num_threads() == 1
+    g, y = np.ones(300_000, np.float32), np.full(300_000, 0.5, np.float32)
+    assert (sigmoid_backward(g, y, num_threads=10**20) == 0.25).all()
 
 
 def test_set_num_threads(restore_threads):
@@ -106,8 +118,9 @@ def test_threadpoolctl_caps_the_default(restore_threads):
     assert_same(limited, unlimited)
 
 
+@needs_openmp
 def test_counts_are_capped_at_the_cpus_this_process_may_use(restore_threads):
-    cpus = len(os.sched_getaffinity(0))
+    cpus = usable_cpus()
     assert _threads.resolve_threads(10**6) == cpus
     sb.set_num_threads(10**6)
     assert _threads.resolve_threads(None) <= cpus

@@ -66,8 +66,7 @@ def _buffer_out(o):
     try:
         view = memoryview(o)
     except TypeError:
-        raise TypeError(f"out: must be an ndarray or a writable buffer-protocol object, "
-                        f"got {type(o).__name__}") from None
+        return o   # no buffer: the ufunc's (an input's override may take it)
     except Exception as exc:
         raise TypeError(f"out: cannot read the buffer of a {type(o).__name__}: {exc}") from exc
     if view.readonly:
@@ -85,6 +84,15 @@ def as_out(out):
         outs = tuple(_buffer_out(o) for o in out)
         return out if all(a is b for a, b in zip(outs, out, strict=True)) else outs
     return _buffer_out(out)
+
+
+def name_a_refused_out(error, out):
+    """After a failed call: when the ufunc refused ``out`` for its type
+    (neither an ndarray, nor a buffer, nor taken by an override), say so by
+    name."""
+    if out is not None and "return arrays must be of ArrayType" in str(error):
+        raise TypeError(f"out: must be an ndarray or a writable buffer-protocol object, "
+                        f"got {type(returned_out(out)).__name__}") from error
 
 
 def returned_out(out):

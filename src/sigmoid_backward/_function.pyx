@@ -74,7 +74,13 @@ cpdef object fast_path(object grad_output, object output, object out, int reques
     return o
 
 
-def sigmoid_backward(grad_output, output, /, out=None, *, where=True,
+# out's default: an out=None the caller spells out tells NumPy that a where=
+# without an out is meant, and the ufunc does not warn then; this tells the
+# two apart, as NumPy's own functions do.
+_NO_OUT = np._NoValue
+
+
+def sigmoid_backward(grad_output, output, /, out=_NO_OUT, *, where=True,
                      casting="same_kind", order="K", dtype=None, subok=True,
                      num_threads=None):
     """Gradient of the sigmoid: ``grad_output * (1 - output) * output``.
@@ -157,6 +163,9 @@ def sigmoid_backward(grad_output, output, /, out=None, *, where=True,
            [ -6., -12.]], dtype=float32)
     """
     cdef int requested = 0, previous
+    cdef bint out_given = out is not _NO_OUT
+    if not out_given:
+        out = None
     if num_threads is not None:
         # A plain positive int, checked here: the Python check costs more
         # than a small call.  Anything else gets the full check and message.
@@ -180,7 +189,7 @@ def sigmoid_backward(grad_output, output, /, out=None, *, where=True,
     # Only the options the caller changed, as a ufunc call spells them: an
     # __array_ufunc__ override (Dask's, for one) may refuse the others.
     kwargs = {}
-    if out is not None:
+    if out_given:
         kwargs["out"] = _arguments.as_out(out)
         _arguments.refuse_complex_into_bfloat16(_ufunc, grad_output, output, kwargs["out"], dtype)
     if where is not True:
@@ -199,6 +208,7 @@ def sigmoid_backward(grad_output, output, /, out=None, *, where=True,
         try:
             result = _ufunc(grad_output, output, **kwargs)
         except Exception as error:
+            _arguments.name_a_refused_out(error, out)
             g, y = _arguments.after_failure(error, grad_output, output)
             result = _ufunc(g, y, **kwargs)
     finally:
