@@ -124,8 +124,7 @@ def isas():
     names = _kernels.available_isas()
     print(f"2. loops by instruction set, 1 thread, n=2e4 (in L2: compute-bound), "
           f"streaming off: {' / '.join(names)}")
-    old = _kernels.set_thresholds(nt_min_bytes=1 << 62)
-    try:
+    with _kernels.settings(nt_min_bytes=1 << 62):
         for dtype in sigmoid_backward._dtypes.SUPPORTED:
             g, y, out = _case(dtype, 20_000)
 
@@ -136,15 +135,11 @@ def isas():
             print(f"  {str(dtype):<34} " + "   ".join(
                 f"{isa} {fmt_time(np.median(t[isa])):>9} "
                 f"({_ratio(t, 'portable', isa):4.2f}x)" for isa in names), flush=True)
-    finally:
-        _kernels.use_isa(None)
-        _kernels.set_thresholds(nt_min_bytes=old["nt_min_bytes"])
 
 
 def streaming(nthreads):
     print(f"3. streaming stores, {nthreads} threads: ordinary stores -> streaming")
-    old = _kernels.thresholds()
-    try:
+    with _kernels.settings():
         for name, n in [("float32", 1_000_000), ("float32", 10_000_000),
                         ("float32", 100_000_000), ("float16", 10_000_000),
                         ("complex128", 10_000_000)]:
@@ -157,8 +152,6 @@ def streaming(nthreads):
                                "streaming": lambda: run(0)})
             _line(f"{name} n={fmt_size(n)}", t, "ordinary", "streaming")
             g = y = out = None   # free them before the next case
-    finally:
-        _kernels.set_thresholds(nt_min_bytes=old["nt_min_bytes"])
 
 
 def fast_path(before):
@@ -197,10 +190,9 @@ def bf16(n=100_000):
     names = _kernels.available_isas()
     print(f"6. bfloat16 against float16, 1 thread, n={fmt_size(n)} (in cache), "
           "streaming off: time bf16 / time f16 (<= 1.1 is the target)")
-    old = _kernels.set_thresholds(nt_min_bytes=1 << 62)
     bf, f16 = sigmoid_backward._dtypes.BFLOAT16, np.dtype(np.float16)
     cases = {"bf16": _case(bf, n), "f16": _case(f16, n)}
-    try:
+    with _kernels.settings(nt_min_bytes=1 << 62):
         for isa in names:
             def run(name, isa=isa):
                 g, y, out = cases[name]
@@ -208,9 +200,6 @@ def bf16(n=100_000):
                 sigmoid_backward.sigmoid_backward(g, y, out=out, num_threads=1)
             t = sample_rounds({"bf16": lambda: run("bf16"), "f16": lambda: run("f16")})
             _line(f"{isa}", t, "bf16", "f16")
-    finally:
-        _kernels.use_isa(None)
-        _kernels.set_thresholds(nt_min_bytes=old["nt_min_bytes"])
     torch = peers.load("torch", nthreads=1)
     if torch is None:
         return
@@ -234,7 +223,7 @@ def thresholds(nthreads):
           f"(all threads from 128 KiB, streaming from 4 MiB per thread), float32: "
           f"old time / derived time")
     tmp = np.empty(int(40 * 2**20 / 4), np.float32)
-    try:
+    with _kernels.settings():
         for threads in sorted({1, nthreads}):
             rules = {"old": ((1 << 17) // threads, 4 << 20),
                      "derived": (derived["parallel_share_bytes"], derived["nt_min_bytes"])}
@@ -252,8 +241,6 @@ def thresholds(nthreads):
                     _line(f"{threads} thread(s), {mib:g} MiB{', then read' if consumer else ''}",
                           t, "old", "derived")
                 g = y = out = None   # free them before the next case
-    finally:
-        _kernels.set_thresholds(derived["parallel_share_bytes"], derived["nt_min_bytes"])
 
 
 SECTIONS = ("overall", "isas", "streaming", "fast_path", "rows", "bf16", "thresholds")
