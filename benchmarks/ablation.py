@@ -36,7 +36,9 @@ import tempfile
 import numpy as np
 
 import sigmoid_backward
+from benchmarks import peers  # benchmarks/benchmarks/peers.py: this folder is on sys.path
 from sigmoid_backward import _bench, _kernels
+from sigmoid_backward._timing import fmt_size, fmt_time, machine_line, make_inputs, sample_rounds
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
@@ -88,7 +90,7 @@ def build_baseline(commit, workdir):
 
 
 def _case(dtype, n):
-    g, y = _bench.make_inputs(n, np.dtype(dtype))
+    g, y = make_inputs(n, np.dtype(dtype))
     return g, y, np.empty_like(g)
 
 
@@ -98,8 +100,8 @@ def _ratio(s, a, b):
 
 
 def _line(label, s, a, b):
-    print(f"  {label:<34} {a:>10} {_bench._fmt_time(np.median(s[a])):>9}   {b:>10} "
-          f"{_bench._fmt_time(np.median(s[b])):>9}   {_ratio(s, a, b):5.2f}x", flush=True)
+    print(f"  {label:<34} {a:>10} {fmt_time(np.median(s[a])):>9}   {b:>10} "
+          f"{fmt_time(np.median(s[b])):>9}   {_ratio(s, a, b):5.2f}x", flush=True)
 
 
 def overall(before, nthreads):
@@ -110,11 +112,11 @@ def overall(before, nthreads):
     for name, n in cases:
         dtype = sigmoid_backward._dtypes.BFLOAT16 if name == "bfloat16" else np.dtype(name)
         g, y, out = _case(dtype, n)
-        t = _bench.sample_rounds({
+        t = sample_rounds({
             "baseline": lambda: before.sigmoid_backward(g, y, out=out, num_threads=nthreads),
             "now": lambda: sigmoid_backward.sigmoid_backward(g, y, out=out, num_threads=nthreads),
         })
-        _line(f"{name} n={_bench._fmt_size(n)}", t, "baseline", "now")
+        _line(f"{name} n={fmt_size(n)}", t, "baseline", "now")
         g = y = out = None   # free them before the next case
 
 
@@ -122,27 +124,22 @@ def isas():
     names = _kernels.available_isas()
     print(f"2. loops by instruction set, 1 thread, n=2e4 (in L2: compute-bound), "
           f"streaming off: {' / '.join(names)}")
-    old = _kernels.set_thresholds(nt_min_bytes=1 << 62)
-    try:
+    with _kernels.settings(nt_min_bytes=1 << 62):
         for dtype in sigmoid_backward._dtypes.SUPPORTED:
             g, y, out = _case(dtype, 20_000)
 
             def run(isa):
                 _kernels.use_isa(isa)
                 sigmoid_backward.sigmoid_backward(g, y, out=out, num_threads=1)
-            t = _bench.sample_rounds({isa: (lambda isa=isa: run(isa)) for isa in names})
+            t = sample_rounds({isa: (lambda isa=isa: run(isa)) for isa in names})
             print(f"  {str(dtype):<34} " + "   ".join(
-                f"{isa} {_bench._fmt_time(np.median(t[isa])):>9} "
+                f"{isa} {fmt_time(np.median(t[isa])):>9} "
                 f"({_ratio(t, 'portable', isa):4.2f}x)" for isa in names), flush=True)
-    finally:
-        _kernels.use_isa(None)
-        _kernels.set_thresholds(nt_min_bytes=old["nt_min_bytes"])
 
 
 def streaming(nthreads):
     print(f"3. streaming stores, {nthreads} threads: ordinary stores -> streaming")
-    old = _kernels.thresholds()
-    try:
+    with _kernels.settings():
         for name, n in [("float32", 1_000_000), ("float32", 10_000_000),
                         ("float32", 100_000_000), ("float16", 10_000_000),
                         ("complex128", 10_000_000)]:
@@ -151,19 +148,17 @@ def streaming(nthreads):
             def run(threshold):
                 _kernels.set_thresholds(nt_min_bytes=threshold)
                 sigmoid_backward.sigmoid_backward(g, y, out=out, num_threads=nthreads)
-            t = _bench.sample_rounds({"ordinary": lambda: run(1 << 62),
-                                      "streaming": lambda: run(0)})
-            _line(f"{name} n={_bench._fmt_size(n)}", t, "ordinary", "streaming")
+            t = sample_rounds({"ordinary": lambda: run(1 << 62),
+                               "streaming": lambda: run(0)})
+            _line(f"{name} n={fmt_size(n)}", t, "ordinary", "streaming")
             g = y = out = None   # free them before the next case
-    finally:
-        _kernels.set_thresholds(nt_min_bytes=old["nt_min_bytes"])
 
 
 def fast_path(before):
     print("4. per-call cost, float32: general path -> C fast path (and the baseline)")
     for n in (1, 1_000):
         g, y, out = _case(np.dtype(np.float32), n)
-        t = _bench.sample_rounds({
+        t = sample_rounds({
             "baseline": lambda: before.sigmoid_backward(g, y, out=out),
             "general": lambda: sigmoid_backward.sigmoid_backward(g, y, out=out, dtype=np.float32),
             "fast": lambda: sigmoid_backward.sigmoid_backward(g, y, out=out),
@@ -181,47 +176,38 @@ def rows(before, nthreads, max_gib):
             if 3 * n * dtype.itemsize > max_gib * 2**30:
                 continue
             g, y, out = _case(dtype, n)
-            t = _bench.sample_rounds({
+            t = sample_rounds({
                 "baseline": lambda: before.sigmoid_backward(g, y, out=out, num_threads=nthreads),
                 "now": lambda: sigmoid_backward.sigmoid_backward(g, y, out=out,
                                                                  num_threads=nthreads),
             })
-            _line(f"{dtype} n={_bench._fmt_size(n)}", t, "baseline", "now")
+            _line(f"{dtype} n={fmt_size(n)}", t, "baseline", "now")
             g = y = out = None   # free them before the next case
 
 
 def bf16(n=100_000):
     """bfloat16 / float16 time in cache, per ISA; and PyTorch / ours."""
     names = _kernels.available_isas()
-    print(f"6. bfloat16 against float16, 1 thread, n={_bench._fmt_size(n)} (in cache), "
+    print(f"6. bfloat16 against float16, 1 thread, n={fmt_size(n)} (in cache), "
           "streaming off: time bf16 / time f16 (<= 1.1 is the target)")
-    old = _kernels.set_thresholds(nt_min_bytes=1 << 62)
     bf, f16 = sigmoid_backward._dtypes.BFLOAT16, np.dtype(np.float16)
     cases = {"bf16": _case(bf, n), "f16": _case(f16, n)}
-    try:
+    with _kernels.settings(nt_min_bytes=1 << 62):
         for isa in names:
             def run(name, isa=isa):
                 g, y, out = cases[name]
                 _kernels.use_isa(isa)
                 sigmoid_backward.sigmoid_backward(g, y, out=out, num_threads=1)
-            t = _bench.sample_rounds({"bf16": lambda: run("bf16"), "f16": lambda: run("f16")})
+            t = sample_rounds({"bf16": lambda: run("bf16"), "f16": lambda: run("f16")})
             _line(f"{isa}", t, "bf16", "f16")
-    finally:
-        _kernels.use_isa(None)
-        _kernels.set_thresholds(nt_min_bytes=old["nt_min_bytes"])
-    try:
-        import torch
-    except ImportError:
+    torch = peers.load("torch", nthreads=1)
+    if torch is None:
         return
-    torch.set_num_threads(1)
-    print(f"   PyTorch, 1 thread, n={_bench._fmt_size(n)}: torch time / ours")
+    print(f"   PyTorch, 1 thread, n={fmt_size(n)}: torch time / ours")
     for name, dtype in (("bf16", bf), ("f16", f16)):
         g, y, out = cases[name]
-        tg, ty, to = (torch.from_numpy(a.view(np.int16)).view(
-            torch.bfloat16 if name == "bf16" else torch.float16) for a in (g, y, out))
-        op = torch.ops.aten.sigmoid_backward.grad_input
-        t = _bench.sample_rounds({
-            "torch": lambda: op(tg, ty, grad_input=to),
+        t = sample_rounds({
+            "torch": peers.torch_call(torch, g, y, out),
             "ours": lambda: sigmoid_backward.sigmoid_backward(g, y, out=out, num_threads=1)})
         _line(f"{dtype}", t, "torch", "ours")
 
@@ -237,7 +223,7 @@ def thresholds(nthreads):
           f"(all threads from 128 KiB, streaming from 4 MiB per thread), float32: "
           f"old time / derived time")
     tmp = np.empty(int(40 * 2**20 / 4), np.float32)
-    try:
+    with _kernels.settings():
         for threads in sorted({1, nthreads}):
             rules = {"old": ((1 << 17) // threads, 4 << 20),
                      "derived": (derived["parallel_share_bytes"], derived["nt_min_bytes"])}
@@ -250,13 +236,11 @@ def thresholds(nthreads):
                         sigmoid_backward.sigmoid_backward(g, y, out=out, num_threads=threads)
                         if consumer:
                             np.multiply(out, 2, out=tmp[:out.size])
-                    t = _bench.sample_rounds({"old": lambda: run("old"),
-                                              "derived": lambda: run("derived")})
+                    t = sample_rounds({"old": lambda: run("old"),
+                                       "derived": lambda: run("derived")})
                     _line(f"{threads} thread(s), {mib:g} MiB{', then read' if consumer else ''}",
                           t, "old", "derived")
                 g = y = out = None   # free them before the next case
-    finally:
-        _kernels.set_thresholds(derived["parallel_share_bytes"], derived["nt_min_bytes"])
 
 
 SECTIONS = ("overall", "isas", "streaming", "fast_path", "rows", "bf16", "thresholds")
@@ -271,7 +255,7 @@ def main(argv=None):
     p.add_argument("--max-gib", type=float, default=3.0,
                    help="rows: skip sizes whose three arrays need more (default: %(default)s)")
     args = p.parse_args(argv)
-    print(_bench.machine_line())
+    print(machine_line())
     needs_baseline = {"overall", "fast_path", "rows"} & set(args.sections)
     with tempfile.TemporaryDirectory() as tmp:
         before = build_baseline(args.baseline, pathlib.Path(tmp)) if needs_baseline else None

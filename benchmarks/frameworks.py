@@ -3,7 +3,7 @@
     python benchmarks/frameworks.py [--quick] [--threads N]
 
 Needs torch and jax.  Three tables, each ratio the median over rounds of
-two calls timed in alternation (``sigmoid_backward._bench.compare``, the
+two calls timed in alternation (``sigmoid_backward._timing.compare``, the
 method of ``python -m sigmoid_backward bench``):
 
 1. tensors back for tensors: ``sigmoid_backward(t, t)`` on 1,000-element
@@ -28,24 +28,28 @@ import sys
 import numpy as np
 
 import sigmoid_backward as sb
-from sigmoid_backward import _bench, _dtypes, _kernels
-
-
-def _tensor(torch, a):
-    if a.dtype == _dtypes.BFLOAT16:   # torch.from_numpy does not know ml_dtypes
-        return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
-    return torch.from_numpy(a)
+from benchmarks import peers  # benchmarks/benchmarks/peers.py: this folder is on sys.path
+from sigmoid_backward import _dtypes, _kernels
+from sigmoid_backward._timing import (
+    TARGET_SECONDS,
+    compare,
+    fmt_size,
+    fmt_time,
+    machine_line,
+    make_inputs,
+    parse_threads,
+)
 
 
 def _row(case, ours, peer, ratio, target, met):
-    return (f"| {case} | {_bench._fmt_time(ours)} | {_bench._fmt_time(peer)} | "
+    return (f"| {case} | {fmt_time(ours)} | {fmt_time(peer)} | "
             f"{ratio:.2f}x | {target} | {'yes' if met else 'NO'} |")
 
 
 def tensors_back(torch, seconds):
     """Table 1: the function on tensors against the function on arrays."""
-    g, y = _bench.make_inputs(1_000, _dtypes.BY_NAME["float32"])
-    tg, ty = _tensor(torch, g), _tensor(torch, y)
+    g, y = make_inputs(1_000, _dtypes.BY_NAME["float32"])
+    tg, ty = peers.tensor(torch, g), peers.tensor(torch, y)
     out, tout = np.empty_like(g), torch.empty(1_000)
     rows = []
     cases = {
@@ -63,8 +67,8 @@ def tensors_back(torch, seconds):
              lambda: torch.ops.aten.sigmoid_backward(tg, ty), False),
     }
     for case, (arrays, tensors, targeted) in cases.items():
-        ours, peers, _ = _bench.compare(arrays, {"t": tensors}, seconds)
-        peer, ratio = peers["t"]
+        ours, timed, _ = compare(arrays, {"t": tensors}, seconds)
+        peer, ratio = timed["t"]
         rows.append(_row(case, ours, peer, ratio, "<= 2x" if targeted else "-",
                          ratio <= 2.0 if targeted else True))
     return rows
@@ -75,16 +79,16 @@ def torch_op(torch, sizes, seconds):
     import sigmoid_backward.torch  # noqa: F401 (registers the op)
     rows = []
     for name in ("bfloat16", "float16", "float32"):
-        dtype = _bench._parse_dtype(name)
+        dtype = _dtypes.BY_NAME[name]
         for n in sizes:
-            g, y = _bench.make_inputs(n, dtype)
-            tg, ty = _tensor(torch, g), _tensor(torch, y)
-            t_ours, peers, _ = _bench.compare(
+            g, y = make_inputs(n, dtype)
+            tg, ty = peers.tensor(torch, g), peers.tensor(torch, y)
+            t_ours, timed, _ = compare(
                 lambda: torch.ops.sigmoid_backward.sigmoid_backward(tg, ty),
                 {"aten": lambda: torch.ops.aten.sigmoid_backward(tg, ty)}, seconds)
-            t_aten, ratio = peers["aten"]
+            t_aten, ratio = timed["aten"]
             targeted = name != "float32" and n >= 1_000_000
-            rows.append(_row(f"{name}, {_bench._fmt_size(n)}", t_ours, t_aten, ratio,
+            rows.append(_row(f"{name}, {fmt_size(n)}", t_ours, t_aten, ratio,
                              ">= 1.1x" if targeted else "-", ratio >= 1.1 or not targeted))
     return rows
 
@@ -98,16 +102,16 @@ def jax_target(jax, sizes, seconds):
     xla_fn = jax.jit(lambda g, y: g * (1 - y) * y)
     rows = []
     for name, target in (("bfloat16", 1.5), ("float32", 1.0)):
-        dtype = _bench._parse_dtype(name)
+        dtype = _dtypes.BY_NAME[name]
         for n in sizes:
-            g, y = _bench.make_inputs(n, dtype)
+            g, y = make_inputs(n, dtype)
             jg, jy = jnp.asarray(g), jnp.asarray(y)
-            t_ours, peers, _ = _bench.compare(
+            t_ours, timed, _ = compare(
                 lambda: ours_fn(jg, jy).block_until_ready(),
                 {"xla": lambda: xla_fn(jg, jy).block_until_ready()}, seconds)
-            t_xla, ratio = peers["xla"]
+            t_xla, ratio = timed["xla"]
             targeted = n >= 100_000
-            rows.append(_row(f"{name}, {_bench._fmt_size(n)}", t_ours, t_xla, ratio,
+            rows.append(_row(f"{name}, {fmt_size(n)}", t_ours, t_xla, ratio,
                              f">= {target}x" if targeted else "-",
                              ratio >= target or not targeted))
     return rows
@@ -117,18 +121,20 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
                         help="small sizes and short samples: checks that it runs")
-    parser.add_argument("--threads", type=_bench._parse_threads, default=None,
+    parser.add_argument("--threads", type=parse_threads, default=None,
                         help="threads for every contender (default: get_num_threads())")
     args = parser.parse_args(argv)
     threads = args.threads or sb.get_num_threads()
-    jax = _bench._import_jax(threads)   # one thread: XLA_FLAGS set before the import
-    import torch
+    jax = peers.load("jax", threads)   # one thread: XLA_FLAGS set before the import
+    torch = peers.load("torch", threads)
+    if jax is None or torch is None:
+        print("frameworks.py needs torch and jax (pip install torch jax)", file=sys.stderr)
+        return 2
     sb.set_num_threads(threads)
-    torch.set_num_threads(threads)
-    seconds = 0.01 if args.quick else _bench._TARGET_SECONDS
+    seconds = 0.01 if args.quick else TARGET_SECONDS
     torch_sizes = (1_000, 2_000) if args.quick else (1_000, 1_000_000, 10_000_000)
     jax_sizes = (1_000, 2_000) if args.quick else (1_000, 100_000, 1_000_000)
-    print(f"{_bench.machine_line()}; {threads} threads; torch {torch.__version__}, "
+    print(f"{machine_line()}; {threads} threads; torch {torch.__version__}, "
           f"jax {jax.__version__}, numpy {np.__version__}, kernels "
           f"{_kernels.use_isa()}\n")
     head = "| case | {} | {} | ratio | target | met |\n| --- | --- | --- | --- | --- | --- |"

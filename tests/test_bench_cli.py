@@ -1,38 +1,26 @@
-"""``python -m sigmoid_backward bench``: the table, the plot, the errors, and
-the bandwidth-floor loop it compares with; the optional peers (PyTorch,
-JAX, numba, numexpr) are dashes when missing.  No timings are asserted."""
+"""``python -m sigmoid_backward bench``: the table, the plot, the errors, the
+timing core it shares with benchmarks/ (_timing.py), and the
+bandwidth-floor loop it compares with.  The command imports no other
+library; benchmarks/compare.py adds them through ``main``'s ``peers``
+(tests/test_benchmarks.py).  No timings are asserted."""
 import os
+import subprocess
 import sys
 
-import ml_dtypes
 import numpy as np
 import pytest
 
 from sigmoid_backward import __main__ as cli
-from sigmoid_backward import _bench, reference
+from sigmoid_backward import _bench, _timing
 from sigmoid_backward._bandwidth_floor import bandwidth_floor
 
-from helpers import assert_same
-
-OPTIONAL_PEERS = ("torch", "jax", "numba", "numexpr")
+PEER_LIBRARIES = ("torch", "jax", "jaxlib", "numba", "numexpr")
 
 
-@pytest.fixture(autouse=True)
-def _restore_jax_settings():
-    """The bench turns on jax_enable_x64 (and, with --threads 1, sets
-    XLA_FLAGS before importing jax) in its own process; put both back, so
-    that later tests see JAX's defaults."""
-    flags = os.environ.get("XLA_FLAGS")
-    jax = sys.modules.get("jax")
-    x64 = bool(jax.config.jax_enable_x64) if jax is not None else False
-    yield
-    if flags is None:
-        os.environ.pop("XLA_FLAGS", None)
-    else:
-        os.environ["XLA_FLAGS"] = flags
-    jax = sys.modules.get("jax")
-    if jax is not None:
-        jax.config.update("jax_enable_x64", x64)
+def cell(header, row, column):
+    """The text of ``column`` in a table row: cells end under their names."""
+    end = header.index(f" {column}") + 1 + len(column)
+    return row[end - 17:end].strip()
 
 
 def _run(capsys, *argv):
@@ -48,14 +36,57 @@ def test_table_has_a_row_per_case_and_every_column(capsys):
     assert "small calls" not in out
     lines = out.splitlines()
     header = next(line for line in lines if line.startswith("dtype"))
-    for column in ("ours", "GB/s", "floor", "torch", "jax", "numba", "numexpr", "numpy",
-                   "np.add"):
-        assert column in header
+    assert header.split() == ["dtype", "n", "ours", "GB/s", "floor", "numpy", "np.add"]
     rows = [line.split() for line in lines if line.startswith(("float32", "bfloat16"))]
     assert [(r[0], r[1]) for r in rows] == [("float32", "1e3"), ("float32", "2,500"),
                                             ("bfloat16", "1e3"), ("bfloat16", "2,500")]
     assert "2 thread(s) for every contender" in out
     assert any(line.startswith("threads 1 -> 2, float32 n=2,500") for line in lines)
+
+
+def test_the_command_imports_no_other_library():
+    """The shipped bench compares with NumPy and the floor only: a fresh
+    process that runs it has imported none of the peers, and XLA_FLAGS is
+    as it was."""
+    code = ("import os, sys\n"
+            "from sigmoid_backward import __main__ as cli\n"
+            "cli.main(['bench', '--sizes', '100', '--dtypes', 'float32', '--threads', '1',"
+            " '--no-small-calls'])\n"
+            f"print([m for m in {PEER_LIBRARIES!r} if m in sys.modules])\n"
+            "print(os.environ.get('XLA_FLAGS'))\n")
+    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, check=True)
+    assert proc.stdout.splitlines()[-2:] == ["[]", "None"], proc.stdout
+
+
+def test_peers_hook_adds_columns_after_the_floor(capsys):
+    """``main(argv, peers=...)``: the hook gets the thread count, its columns
+    sit between the floor and the NumPy expression, its versions join the
+    header, and a case it cannot run is a dash."""
+    seen = []
+
+    def peers(nthreads):
+        seen.append(nthreads)
+
+        def contenders(g, y, out, spare_bytes):
+            assert out.shape == g.shape and spare_bytes > 0
+            return {"copy": lambda: np.copyto(out, g)} if g.dtype == np.float32 else {}
+        return _bench.Peers(("copy", "never"), "copy 1.0", contenders)
+    code = _bench.main(["--sizes", "100", "--dtypes", "float32", "float64", "--threads", "1",
+                        "--no-small-calls"], peers=peers, prog="tool")
+    out = capsys.readouterr().out
+    assert code == 0 and seen == [1]
+    lines = out.splitlines()
+    assert lines[0] == ("tool --sizes 100 --dtypes float32 float64 --threads 1 "
+                        "--no-small-calls")
+    assert "OpenMP" in lines[2] and ", copy 1.0; 1 thread(s)" in lines[2]
+    header = next(line for line in lines if line.startswith("dtype"))
+    assert header.split()[4:] == ["floor", "copy", "never", "numpy", "np.add"]
+    rows = {line.split()[0]: line for line in lines if line.startswith(("float32", "float64"))}
+    assert cell(header, rows["float32"], "copy").endswith("x")
+    assert cell(header, rows["float32"], "never") == "-"
+    assert cell(header, rows["float64"], "copy") == cell(header, rows["float64"], "never") == "-"
 
 
 def test_small_calls_table_has_a_ratio_per_case(capsys):
@@ -71,66 +102,6 @@ def test_small_calls_table_has_a_ratio_per_case(capsys):
         assert ratio > 0
         assert row.endswith("np.add(g, y, out=out)" if name in ("ufunc, out=", "fast path, out=")
                             else "the NumPy expression")
-
-
-def test_missing_peers_are_dashes(monkeypatch, capsys):
-    for name in OPTIONAL_PEERS:
-        monkeypatch.setitem(sys.modules, name, None)   # import name -> ImportError
-    code, out, _ = _run(capsys, "--sizes", "100", "--dtypes", "float64", "--threads", "1")
-    assert code == 0
-    for name in OPTIONAL_PEERS:
-        assert f"{name} not installed" in out
-    row = next(line for line in out.splitlines() if line.startswith("float64"))
-    assert row.split().count("-") == len(OPTIONAL_PEERS)
-
-
-def test_a_peer_that_cannot_run_a_dtype_is_a_dash(capsys):
-    """numba has no bfloat16: its cell is a dash, the others are timed."""
-    pytest.importorskip("numba")
-    code, out, _ = _run(capsys, "--sizes", "100", "--dtypes", "bfloat16", "float32",
-                        "--threads", "1", "--no-small-calls")
-    assert code == 0
-    header = next(line for line in out.splitlines() if line.startswith("dtype"))
-    column = header.index("numba") + len("numba")   # cells end under their names
-    cells = {line.split()[0]: line[column - 17:column].strip()
-             for line in out.splitlines() if line.startswith(("bfloat16", "float32"))}
-    assert cells["bfloat16"] == "-"
-    assert cells["float32"].endswith("x")
-
-
-@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
-def test_numba_peer_computes_the_formula_in_the_dtype(dtype):
-    """The numba ufunc is g * (1 - y) * y (complex: g * conj((1 - y) * y))
-    in the dtype itself: bit for bit the reference, specials included."""
-    numba = pytest.importorskip("numba")
-    dtype = np.dtype(dtype)
-    g, y = _bench.make_inputs(1000, dtype)
-    g[:4], y[4:8] = [0, np.inf, np.nan, -1e-30], [1, np.nan, -np.inf, 1e30]
-    out = np.empty_like(g)
-    ufunc = _bench.numba_ufunc(numba, dtype)
-    with np.errstate(all="ignore"):
-        ufunc(g, y, out=out)
-        assert_same(out, reference.sigmoid_backward(g, y), str(dtype))
-
-
-@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16])
-def test_numba_peer_skips_16_bit_dtypes(dtype):
-    numba = pytest.importorskip("numba")
-    assert _bench.numba_ufunc(numba, np.dtype(dtype)) is None
-
-
-def test_jax_peer_keeps_float64():
-    """jax_enable_x64 is on: float64 stays float64 (JAX would compute in
-    float32 otherwise), and the result is the formula's."""
-    jax = _bench._import_jax(2)
-    if jax is None:
-        pytest.skip("jax is not installed")
-    g, y = _bench.make_inputs(1000, np.dtype(np.float64))
-    import jax.numpy as jnp
-    result = np.asarray(jax.jit(lambda g, y: g * (1 - y) * y)(jnp.asarray(g), jnp.asarray(y)))
-    assert result.dtype == np.float64
-    np.testing.assert_allclose(result, reference.sigmoid_backward(g, y), rtol=1e-15)
-    assert _bench._jax_contender(jax, g, y) is not None
 
 
 def test_memory_budget_skips_cases(capsys):
@@ -184,7 +155,7 @@ def test_sample_rounds_interleaves_every_callable():
 
     def note(name):
         return lambda: order.append(name)
-    samples = _bench.sample_rounds({"a": note("a"), "b": note("b")}, target_seconds=0.01)
+    samples = _timing.sample_rounds({"a": note("a"), "b": note("b")}, target_seconds=0.01)
     assert set(samples) == {"a", "b"}
     assert len(samples["a"]) == len(samples["b"]) >= 7
     assert all(t > 0 for s in samples.values() for t in s)
@@ -193,8 +164,8 @@ def test_sample_rounds_interleaves_every_callable():
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "complex128"])
 def test_make_inputs_are_seeded_and_in_range(dtype):
-    g, y = _bench.make_inputs(1000, np.dtype(dtype))
-    g2, _ = _bench.make_inputs(1000, np.dtype(dtype))
+    g, y = _timing.make_inputs(1000, np.dtype(dtype))
+    g2, _ = _timing.make_inputs(1000, np.dtype(dtype))
     assert g.dtype == dtype and g.shape == (1000,) and g.tobytes() == g2.tobytes()
     assert ((y.real >= 0) & (y.real <= 1)).all()
 
@@ -225,14 +196,14 @@ def test_bandwidth_floor_checks_its_arguments():
 
 def test_compare_pairs_each_peer_with_ours():
     ours_calls = []
-    ours, peers, spread = _bench.compare(lambda: ours_calls.append(1),
-                                         {"a": lambda: None, "b": lambda: None},
-                                         target_seconds=0.01)
+    ours, peers, spread = _timing.compare(lambda: ours_calls.append(1),
+                                          {"a": lambda: None, "b": lambda: None},
+                                          target_seconds=0.01)
     assert ours > 0 and spread >= 1.0 and set(peers) == {"a", "b"}
     assert all(t > 0 and ratio > 0 for t, ratio in peers.values())
 
 
 def test_noisy_rows_are_flagged():
-    peers = {"floor": (1e-3, 1.0)}
-    assert "noisy (2.0x)" in _bench._row(np.dtype(np.float32), 1000, 1e-3, peers, 2.0)
-    assert "noisy" not in _bench._row(np.dtype(np.float32), 1000, 1e-3, peers, 1.1)
+    timed, columns = {"floor": (1e-3, 1.0)}, ("floor",)
+    assert "noisy (2.0x)" in _bench._row(np.dtype(np.float32), 1000, 1e-3, timed, 2.0, columns)
+    assert "noisy" not in _bench._row(np.dtype(np.float32), 1000, 1e-3, timed, 1.1, columns)

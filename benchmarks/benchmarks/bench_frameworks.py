@@ -8,21 +8,18 @@ expression, when installed:
 - ``JaxTarget``: ``jax.jit`` of ``sigmoid_backward.jax.sigmoid_backward``
   and of ``g * (1 - y) * y`` (XLA's CPU client picks its own threads).
 """
-import warnings
-
 import numpy as np
 
 import sigmoid_backward
 
-from .common import SIZES, THREADS, inputs, need, tensor
+from .common import SIZES, THREADS, inputs, need
+from .peers import tensor
 
 FRAMEWORK_DTYPES = ["bfloat16", "float16", "float32"]
 
 
 def _tensors(torch, dtype, n):
-    with warnings.catch_warnings():   # the cached inputs are read-only: torch warns
-        warnings.simplefilter("ignore", UserWarning)
-        return tuple(tensor(torch, a) for a in inputs(dtype, n))
+    return tuple(tensor(torch, a) for a in inputs(dtype, n))
 
 
 class TorchOp:

@@ -1,43 +1,71 @@
-"""Reference implementations from other libraries, when installed: PyTorch's
-CPU kernel and numexpr, on the same arrays and thread counts."""
-import warnings
-
+"""Other libraries on the same arrays and thread counts, when installed:
+PyTorch's CPU kernel, JAX's jitted formula, a numba parallel ufunc and
+numexpr (the adapters of peers.py, which benchmarks/compare.py times too).
+A dtype a library cannot compute is skipped."""
 import numpy as np
 
-from .common import DTYPES, SIZES, THREADS, assert_contiguous, inputs, need, tensor
+from . import peers
+from .common import DTYPES, SIZES, THREADS, assert_contiguous, inputs
 
 
-class Torch:
+def _load(name, threads=None):
+    """``peers.load``; asv skips a setup that raises NotImplementedError."""
+    module = peers.load(name, threads)
+    if module is None:
+        raise NotImplementedError(f"{name} is not installed")
+    return module
+
+
+def _runnable(call, name, dtype):
+    if call is None:
+        raise NotImplementedError(f"{name} cannot compute {dtype}")
+    return call
+
+
+class _IntoOut:
+    """A peer that writes into a preallocated ``out``."""
     params = [DTYPES, SIZES, THREADS]
     param_names = ["dtype", "n", "threads"]
+    peer = ""          # the library's name, for peers.load
+    adapter = None     # its adapter, as a staticmethod of peers' *_call
 
     def setup(self, dtype, n, threads):
-        torch = need("torch")
+        module = _load(self.peer, threads)
         g, y = inputs(dtype, n)
         out = np.empty_like(g)
         assert_contiguous(g, y, out)
-        with warnings.catch_warnings():  # the inputs are read-only: torch warns
-            warnings.simplefilter("ignore", UserWarning)
-            self.g, self.y, self.out = (tensor(torch, a) for a in (g, y, out))
-        torch.set_num_threads(threads)
-        self.op = torch.ops.aten.sigmoid_backward.grad_input
+        self.call = _runnable(self.adapter(module, g, y, out), self.peer, dtype)
+
+
+class Torch(_IntoOut):
+    peer, adapter = "torch", staticmethod(peers.torch_call)
 
     def time_sigmoid_backward(self, dtype, n, threads):
-        self.op(self.g, self.y, grad_input=self.out)
+        self.call()
 
 
-class Numexpr:
-    params = [["float32", "float64", "complex128"], SIZES, THREADS]
-    param_names = ["dtype", "n", "threads"]
+class Numba(_IntoOut):
+    peer, adapter = "numba", staticmethod(peers.numba_call)
 
-    def setup(self, dtype, n, threads):
-        self.ne = need("numexpr")
-        g, y = inputs(dtype, n)
-        self.env = {"g": g, "y": y}
-        self.out = np.empty_like(g)
-        assert_contiguous(g, y, self.out)
-        self.expr = "g * conj((1 - y) * y)" if g.dtype.kind == "c" else "g * (1 - y) * y"
-        self.ne.set_num_threads(threads)
+    def time_parallel_ufunc(self, dtype, n, threads):
+        self.call()
+
+
+class Numexpr(_IntoOut):
+    peer, adapter = "numexpr", staticmethod(peers.numexpr_call)
 
     def time_evaluate(self, dtype, n, threads):
-        self.ne.evaluate(self.expr, local_dict=self.env, out=self.out)
+        self.call()
+
+
+class Jax:
+    """A new array per call; XLA's CPU client picks its own threads."""
+    params = [DTYPES, SIZES]
+    param_names = ["dtype", "n"]
+
+    def setup(self, dtype, n):
+        jax = _load("jax")
+        self.call = _runnable(peers.jax_call(jax, *inputs(dtype, n)), "jax", dtype)
+
+    def time_jit_formula(self, dtype, n):
+        self.call()

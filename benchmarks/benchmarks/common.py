@@ -1,5 +1,5 @@
 """Inputs shared by the benchmarks: seeded, cached, read-only, contiguous;
-the optional peers' import, and tensors over the inputs."""
+and the import of an optional module (the other libraries: peers.py)."""
 import functools
 import importlib
 
@@ -45,14 +45,6 @@ def need(module):
         return importlib.import_module(module)
     except ImportError:
         raise NotImplementedError(f"{module} is not installed") from None
-
-
-def tensor(torch, a):
-    """A tensor over the ndarray ``a``'s memory (bfloat16 through its bits:
-    torch.from_numpy does not know ml_dtypes)."""
-    if a.dtype == np.dtype(ml_dtypes.bfloat16):
-        return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
-    return torch.from_numpy(a)
 
 
 def assert_contiguous(*arrays):

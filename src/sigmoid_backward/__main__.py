@@ -7,8 +7,9 @@ Subcommands, each in a module of its own, imported only when asked for (the
 usage lists whatever SUBCOMMANDS holds, each with its module docstring's
 first sentence):
 
-- ``python -m sigmoid_backward bench ...`` compares with PyTorch, numexpr and
-  NumPy side by side (_bench.py; it imports PyTorch when installed);
+- ``python -m sigmoid_backward bench ...`` times the kernels against the NumPy
+  expression and the memory-bandwidth floor (_bench.py; the other
+  libraries are benchmarks/compare.py's);
 - ``python -m sigmoid_backward golden ...`` writes golden data files, one
   case or a case file's every case, and ``compare ...`` judges a device's
   output against them (golden/).
@@ -52,7 +53,8 @@ def _timing(n=1_000_000):
 
 def _summary(module):
     """The first sentence of a subcommand module's docstring, read from its
-    source without importing it (the bench would import PyTorch)."""
+    source without importing it (importing golden or the bench costs more
+    than the usage is worth)."""
     spec = importlib.util.find_spec(module, __package__)
     if spec is None or spec.origin is None:
         return ""
