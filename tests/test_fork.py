@@ -136,31 +136,31 @@ def test_fork_after_another_librarys_parallel_region(tmp_path):
     library = tmp_path / "libforeign.so"
     subprocess.run([compiler, "-shared", "-fPIC", "-fopenmp", "-o", str(library), str(source)],
                    check=True, capture_output=True)
-    code = PARENT + CHILD_COMPUTES + textwrap.dedent(f"""
+    assert _fork_after(f"""
         import ctypes
         foreign = ctypes.CDLL({str(library)!r})
         assert foreign.foreign_region(2) == 2    # its pool lives in this thread now
-        pid = os.fork()
-        if pid == 0:
-            os._exit(0 if child_result() == "0.25/0.25/True" else 3)
-        _, status = os.waitpid(pid, 0)
-        print(os.waitstatus_to_exitcode(status))
-    """)
-    assert _run(code, timeout=60) == ["0"]
+    """) == ["0"]
 
 
 def test_fork_after_the_bandwidth_floors_parallel_region():
     # The floor is a parallel region of another extension module.
-    code = PARENT + CHILD_COMPUTES + textwrap.dedent("""
+    assert _fork_after("""
         from sigmoid_backward._bandwidth_floor import bandwidth_floor
         bandwidth_floor(g, y, np.empty_like(g), 2)
+    """) == ["0"]
+
+
+def _fork_after(region):
+    """Run ``region`` in a parent, fork, and compute in the child: its exit
+    status, 0 when the child's results and thread count are right."""
+    return _run(PARENT + CHILD_COMPUTES + textwrap.dedent(region) + textwrap.dedent("""
         pid = os.fork()
         if pid == 0:
             os._exit(0 if child_result() == "0.25/0.25/True" else 3)
         _, status = os.waitpid(pid, 0)
         print(os.waitstatus_to_exitcode(status))
-    """)
-    assert _run(code, timeout=60) == ["0"]
+    """), timeout=60)
 
 
 def test_child_forked_before_any_parallel_call_keeps_its_threads():
