@@ -5,6 +5,8 @@ gathered from the buffers by explicit index arithmetic (not as_strided), the
 expected values come from ``sigmoid_backward.reference``, and the tests
 compare bit for bit with ``helpers.assert_same``.
 """
+import threading
+
 import numpy as np
 import pytest
 
@@ -137,3 +139,20 @@ def clean_aclnn_state(monkeypatch):
     aclnn.aclGetRecentErrMsg()
     yield
     aclnn.set_soc_version(None)
+
+
+# ---- streams -------------------------------------------------------------------
+
+STREAM_WAIT = 30  # seconds: a bound for a hung stream test, never reached
+
+
+def hold(stream):
+    """Block ``stream`` until the returned event is set."""
+    gate, started = threading.Event(), threading.Event()
+
+    def blocked():
+        started.set()
+        assert gate.wait(STREAM_WAIT)
+    assert stream._launch("hold", blocked)
+    assert started.wait(STREAM_WAIT)
+    return gate

@@ -30,3 +30,14 @@ def pytest_collection_modifyitems(config, items):
 os.environ["PYTHONWARNINGS"] = ",".join(
     filter(None, [os.environ.get("PYTHONWARNINGS"),
                   "ignore:sigmoid_backward was built without OpenMP:RuntimeWarning"]))
+
+
+@pytest.fixture
+def stream():
+    """A new aclnn stream, destroyed after the test unless the test did."""
+    from sigmoid_backward import aclnn
+    status, s = aclnn.aclrtCreateStream()
+    assert status == aclnn.ACLNN_SUCCESS
+    yield s
+    if not s.destroyed:
+        aclnn.aclrtDestroyStream(s)

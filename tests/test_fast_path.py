@@ -246,8 +246,13 @@ def test_compute_into_refuses_partial_overlap():
     a = np.arange(11.0)
     y = np.full(10, 2.0)
     before = a.copy()
-    with pytest.raises(ValueError, match="partly overlaps"):
+    with pytest.raises(ValueError, match="^compute_into: g: out partly overlaps"):
         compute_into(a[:-1], y, a[1:], 1)
     assert (a == before).all()
+    for args, named in [((a[1:], y, y.astype(np.float32)), "g: operands must share one dtype"),
+                        ((a[1:], y[:5], a[1:]), "y: operands must have one shape"),
+                        ((a[1:], y, a[::-1][:10]), "out: operands must be aligned")]:
+        with pytest.raises((TypeError, ValueError), match=f"^compute_into: {named}"):
+            compute_into(*args, 1)
     compute_into(a[1:], y, a[1:], 1)  # the very same view: in place
     assert (a[1:] == before[1:] * -1 * 2).all()

@@ -110,6 +110,22 @@ def test_torch_out_tensor_is_written_and_returned(torch, dtype):
     assert_same(_values(torch, out), sb(g, y))
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_tensor_inputs_write_an_array_or_buffer_out(torch, dtype):
+    """The result of tensors goes into a NumPy (or buffer) out as given, and
+    that out is returned."""
+    g, y = _pair(dtype)
+    expected = sb(g, y)
+    for wrap in (lambda a: a, lambda a: (a,)):
+        out = np.zeros_like(expected)
+        assert sb(_tensor(torch, g), _tensor(torch, y), out=wrap(out)) is out
+        assert_same(out, expected)
+    if dtype.kind == "f" and dtype.itemsize >= 4:
+        buffer = memoryview(bytearray(expected.nbytes)).cast(dtype.char, expected.shape)
+        assert sb(_tensor(torch, g), _tensor(torch, y), out=buffer) is buffer
+        assert_same(np.asarray(buffer), expected)
+
+
 def test_torch_out_casts_as_a_ufunc_out_does(torch):
     out = torch.zeros(3, dtype=torch.bfloat16)
     sb(np.array([1.0, 2.0, 3.0], np.float32), 0.5, out=out)

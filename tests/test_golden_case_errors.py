@@ -65,7 +65,7 @@ MALFORMED = {
                       "column input_data_ranges is not a literal"),
     "three inputs": (KERNEL_HEADER + KERNEL_ROW.replace("'float16', 'float16'",
                                                         "'float16', 'float16', 'float16'"),
-                     "sigmoid_grad has two inputs (y, dy), not 3"),
+                     "sigmoid_grad has two inputs (y, dy), but input_dtypes has 3 entries"),
     "other kernel": (KERNEL_HEADER + KERNEL_ROW.replace("sigmoid_grad", "relu"),
                      "a case of relu, not sigmoid_grad"),
     "extended range": (KERNEL_HEADER + KERNEL_ROW.replace("((0, 1), (-1, 1))",
@@ -184,3 +184,17 @@ def test_a_large_case_runs_in_bounded_memory(tmp_path):
         assert proc.returncode == 0, proc.stderr
         peak_mib = int(proc.stderr.split()[-1])
         assert peak_mib < 384, (args[0], peak_mib)
+
+
+def test_a_tolerance_that_is_no_number_is_a_case_file_error(tmp_path):
+    """A precision_tolerances cell holding None (or any non-number) names its
+    column and exits 2, as every other malformed cell does."""
+    from sigmoid_backward.golden import cases
+    from sigmoid_backward.golden._errors import CaseFileError
+    path = tmp_path / "kernel.csv"
+    path.write_text("testcase_name,op_name,input_dtypes,input_shapes,input_data_ranges,"
+                    "precision_tolerances\n"
+                    'k,sigmoid_grad,"(\'float32\',\'float32\')","((2,),(2,))","((0,1),)",'
+                    '"((None, None),)"\n')
+    with pytest.raises(CaseFileError, match="precision_tolerances holds None, not a number"):
+        cases(path)

@@ -71,3 +71,10 @@ def test_output_dtypes_casts_the_result():
     result = aclnn_sigmoid_backward_golden(g, y, output_dtypes=("float32",))
     assert_same(result, sb(g, y).astype(np.float32))
     assert sigmoid_grad_golden(y, g, output_dtypes="bf16").dtype == BF16
+
+
+def test_a_complex_result_is_never_cast_to_a_real_output_dtype():
+    from sigmoid_backward.golden._errors import GoldenError
+    g = np.array([1 + 1j, 2j], np.complex64)
+    with pytest.raises(GoldenError, match="complex is never cast to float32"):
+        aclnn_sigmoid_backward_golden(g, g, output_dtypes=("float32",))

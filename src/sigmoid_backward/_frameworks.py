@@ -86,7 +86,7 @@ def call(grad_output, output, out, function, options):
         return function(g, y, o, where=where, casting=casting, order=order, dtype=dtype,
                         subok=subok, num_threads=num_threads)
 
-    if kinds == ("torch", "torch", None):
+    if kinds == ("torch", "torch", None) and out is None:
         result = _plain_tensors(grad_output, output, compute)
         if result is not NotImplemented:
             return result
@@ -108,16 +108,17 @@ def call(grad_output, output, out, function, options):
 
 def _plain_tensors(g, y, compute):
     """The common case in fewer steps: two CPU tensors of a dtype NumPy has,
-    without autograd history or lazy bits, are their ``.numpy()`` views
-    (which refuse every other tensor: then NotImplemented)."""
+    without autograd history or lazy bits, and no out=, are their
+    ``.numpy()`` views (which refuse every other tensor: then
+    NotImplemented)."""
     torch = sys.modules.get("torch")
     if torch is None or g.dtype is torch.bfloat16 or y.dtype is torch.bfloat16:
         return NotImplemented
     try:
-        g, y = g.numpy(), y.numpy()
+        g_view, y_view = g.numpy(), y.numpy()
     except (TypeError, RuntimeError):
         return NotImplemented
-    result = compute(g, y, None)
+    result = compute(g_view, y_view, None)
     if type(result) is np.ndarray:
         return torch.from_numpy(result)
     return _from_numpy(np.asarray(result), "torch", g)   # 0-d: a NumPy scalar

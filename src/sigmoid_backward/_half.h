@@ -6,8 +6,9 @@
  *
  * These are the portable scalar conversions, written so that GCC can
  * vectorise loops over them; on x86 the float16 loops use F16C instead, and
- * the bfloat16 loops vector forms of these roundings (_simd.h).  All round float32 -> 16 bit to nearest-even, keep subnormals
- * exact, turn overflow into +-inf and keep NaN a (quiet) NaN.  The float16 code
+ * the bfloat16 loops vector forms of these roundings (_simd.h).  All round
+ * float32 -> 16 bit to nearest-even, keep subnormals exact, turn overflow
+ * into +-inf and keep NaN a (quiet) NaN.  The float16 code
  * is the branch-free algorithm of Marat Dukhan's FP16 library (MIT), which
  * PyTorch also uses: it is exact only under the default floating-point
  * environment (round-to-nearest, no flush-to-zero), which is one reason the
@@ -19,7 +20,6 @@
 #include <stdint.h>
 #include <string.h>
 #include <stddef.h>
-
 
 #if defined(__GNUC__) || defined(__clang__)
 #  define SB_ALWAYS_INLINE static inline __attribute__((always_inline))

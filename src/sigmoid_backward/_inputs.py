@@ -128,16 +128,6 @@ def framework(obj):
     if len(_FRAMEWORK_OF_CLASS) < _MAX_CLASSES:
         _FRAMEWORK_OF_CLASS[cls] = found
     return found
-    found = _FRAMEWORK_OF_MODULE.get(cls.__module__)   # torch.Tensor: "torch"
-    if found is not None:
-        return found
-    for c in cls.__mro__:
-        module = getattr(c, "__module__", None)
-        if isinstance(module, str):
-            found = _FRAMEWORK_OF_MODULE.get(module.partition(".")[0])
-            if found is not None:
-                return found
-    return None
 
 
 def plain_tensor(tensor):

@@ -13,8 +13,8 @@ cdef int kind_of(int typenum) noexcept nogil
 # the compute dtype `kind`, where element i of each operand lies i * step
 # bytes past its pointer (any step, 0 included).  out has dtype `kind`; g and
 # y have theirs (g_kind, y_kind), which `kind` must hold exactly (the same,
-# or float16/bfloat16/float32 into a wider compute dtype, complex64 into
-# complex128).  Any overlap of out with g or y that NumPy's inner-loop
+# or float16/bfloat16/float32 into a wider compute dtype, float64 or
+# complex64 into complex128).  Any overlap of out with g or y that NumPy's inner-loop
 # contract allows is computed as a forward element-by-element loop would
 # (reductions and accumulations included); out identical to an input, or
 # disjoint from both, runs on at most nthreads OpenMP threads.

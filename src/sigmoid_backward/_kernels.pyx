@@ -207,12 +207,12 @@ def compute_into(cnp.ndarray g not None, cnp.ndarray y not None,
     cdef bint c_order = cnp.PyArray_IS_C_CONTIGUOUS(out)
     cdef Py_ssize_t size = cnp.PyArray_ITEMSIZE(out)
     cdef Kind kind = <Kind>kind_of(cnp.PyArray_TYPE(out))
-    for a, writes in ((out, True), (g, False), (y, False)):
+    for name, a, writes in (("out", out, True), ("g", g, False), ("y", y, False)):
         reason = direct(a, out, c_order, writes)
         if reason != DIRECT:
             raise (TypeError if reason == DTYPE else ValueError)(
-                f"compute_into: {REASONS[reason]}: {g.dtype}{(<object>g).shape}, "
-                f"{y.dtype}{(<object>y).shape}, out {out.dtype}{(<object>out).shape}")
+                f"compute_into: {name}: {REASONS[reason]}: g {g.dtype}{(<object>g).shape}, "
+                f"y {y.dtype}{(<object>y).shape}, out {out.dtype}{(<object>out).shape}")
     with nogil:
         compute(kind, kind, <const char*>cnp.PyArray_DATA(g), size,
                 kind, <const char*>cnp.PyArray_DATA(y), size,

@@ -35,7 +35,7 @@
  * overlaps (out[i] at or before g[i] in memory, as x[:-1] and x[1:]): the
  * loops load every element of a vector, or of a block, before they store
  * its results, and go forward.  Other overlaps are the caller's
- * (_kernels.pyx runs them one element at a time).
+ * (_overlap.h decides, and _fused.pxd runs them one element at a time).
  */
 #ifndef SIGMOID_BACKWARD_LOOPS_H
 #define SIGMOID_BACKWARD_LOOPS_H

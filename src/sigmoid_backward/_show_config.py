@@ -1,5 +1,5 @@
 """``sigmoid_backward.show_config()``: how this copy was built and what it
-runs on this machine, as ``numpy.show_config()`` says it for NumPy.
+runs where it is imported, as ``numpy.show_config()`` says it for NumPy.
 
 The build half comes from ``_build_config.py``, which meson generates; the
 run-time half from the kernels (``_kernels``) and the thread policy.  A copy

@@ -154,8 +154,10 @@ PyMODINIT_FUNC PyInit__xla_ffi(void) {
   Py_DECREF(kernels);
   if (capi == nullptr) return nullptr;
   sb_compute = reinterpret_cast<ComputeFn>(Exported(capi, "compute", kComputeSignature));
-  sb_resolve_threads =
-      reinterpret_cast<ThreadsFn>(Exported(capi, "resolve_threads", kThreadsSignature));
+  if (sb_compute != nullptr) {   // no second lookup with an exception set
+    sb_resolve_threads =
+        reinterpret_cast<ThreadsFn>(Exported(capi, "resolve_threads", kThreadsSignature));
+  }
   Py_DECREF(capi);
   if (sb_compute == nullptr || sb_resolve_threads == nullptr) return nullptr;
   return PyModule_Create(&kModule);

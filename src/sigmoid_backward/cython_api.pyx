@@ -5,14 +5,12 @@ from libc.stdint cimport uint16_t
 
 from sigmoid_backward._dtype_table cimport (Kind, KIND_BF16, KIND_C64, KIND_C128, KIND_F16,
                                             KIND_F32, KIND_F64)
+from sigmoid_backward._fused cimport elem_t   # the kernel's storage types
 from sigmoid_backward._kernels cimport compute, resolve_threads
 
-ctypedef fused elem_t:
-    float
-    double
-    float complex
-    double complex
-    uint16_t
+cdef extern from "_overlap.h" nogil:
+    bint sb_disjoint(const char *a, Py_ssize_t a_step, Py_ssize_t a_size,
+                     const char *b, Py_ssize_t b_step, Py_ssize_t b_size, Py_ssize_t n)
 
 
 cdef int _refuse(bint g_none, bint y_none, bint out_none, Py_ssize_t g_len, Py_ssize_t y_len,
@@ -32,12 +30,12 @@ cdef int _refuse(bint g_none, bint y_none, bint out_none, Py_ssize_t g_len, Py_s
                      "output (it may only be that very view)")
 
 
-cdef inline bint _same_or_disjoint(const char* a, const char* out,
-                                   Py_ssize_t nbytes) noexcept nogil:
-    # The kernel reads element i of an input before it writes element i of
-    # out, and no other: out may be an input itself, but not overlap it
-    # otherwise.
-    return a == out or a + nbytes <= out or out + nbytes <= a
+cdef inline bint _same_or_disjoint(const char* a, const char* out, Py_ssize_t size,
+                                   Py_ssize_t n) noexcept nogil:
+    # The API computes from the inputs as they are: out may be an input
+    # itself, but not overlap it otherwise (the kernel would then compute
+    # what a forward loop over the overlap gives).
+    return n == 0 or a == out or sb_disjoint(a, size, size, out, size, size, n)
 
 
 cdef int _run(Kind kind, const elem_t[::1] g, const elem_t[::1] y, elem_t[::1] out,
@@ -50,8 +48,8 @@ cdef int _run(Kind kind, const elem_t[::1] g, const elem_t[::1] y, elem_t[::1] o
     cdef const char* yp = <const char*>&y[0]
     cdef char* op = <char*>&out[0]
     if (g_none or y_none or out_none or g.shape[0] != n or y.shape[0] != n or num_threads < 0
-            or not _same_or_disjoint(gp, op, n * sizeof(elem_t))
-            or not _same_or_disjoint(yp, op, n * sizeof(elem_t))):
+            or not _same_or_disjoint(gp, op, sizeof(elem_t), n)
+            or not _same_or_disjoint(yp, op, sizeof(elem_t), n)):
         return _refuse(g_none, y_none, out_none, g.shape[0], y.shape[0], n, num_threads)
     compute(kind, kind, gp, sizeof(elem_t), kind, yp, sizeof(elem_t), op, sizeof(elem_t), n,
             resolve_threads(num_threads))

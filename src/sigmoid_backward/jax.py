@@ -11,6 +11,8 @@ Importing this module imports jax; ``import sigmoid_backward`` does not.
 import jax
 import jax.numpy as jnp
 
+from . import _dtypes
+
 try:
     from ._xla_ffi import handler as _handler
 except ImportError as exc:   # built without it: say how to get it
@@ -28,8 +30,7 @@ __all__ = ["sigmoid_backward", "sigmoid"]
 _TARGET = "sigmoid_backward"
 jax.ffi.register_ffi_target(_TARGET, _handler(), platform="cpu")
 
-_SUPPORTED = tuple(jnp.dtype(name) for name in (
-    "float16", "bfloat16", "float32", "float64", "complex64", "complex128"))
+_SUPPORTED = tuple(jnp.dtype(d.name) for d in _dtypes.TABLE)   # the package's dtypes
 
 
 @jax.custom_jvp
@@ -81,8 +82,7 @@ def sigmoid_backward(grad_output, output):
     dtype = jnp.result_type(grad_output, output)
     if dtype not in _SUPPORTED:
         raise TypeError(f"sigmoid_backward: grad_output and output promote to {dtype}; "
-                        f"it computes in float16, bfloat16, float32, float64, complex64 "
-                        f"or complex128")
+                        f"it computes in {', '.join(d.name for d in _dtypes.TABLE)}")
     g = jnp.asarray(grad_output, dtype)
     y = jnp.asarray(output, dtype)
     shape = jnp.broadcast_shapes(g.shape, y.shape)

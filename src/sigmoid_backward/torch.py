@@ -15,12 +15,12 @@ Importing this module imports torch; ``import sigmoid_backward`` does not.
 """
 import torch
 
+from . import _dtypes
 from ._function import sigmoid_backward as _function
 
 __all__ = ["sigmoid_backward", "sigmoid"]
 
-_SUPPORTED = (torch.float16, torch.bfloat16, torch.float32, torch.float64,
-              torch.complex64, torch.complex128)
+_SUPPORTED = tuple(getattr(torch, d.name) for d in _dtypes.TABLE)   # the package's dtypes
 
 torch.library.define(
     "sigmoid_backward::sigmoid_backward", "(Tensor grad_output, Tensor output) -> Tensor")
@@ -33,7 +33,7 @@ def _result_dtype(grad_output, output):
     if dtype not in _SUPPORTED:
         raise TypeError(f"sigmoid_backward: grad_output ({grad_output.dtype}) and output "
                         f"({output.dtype}) promote to {dtype}; the op computes in "
-                        f"float16, bfloat16, float32, float64, complex64 or complex128")
+                        f"{', '.join(d.name for d in _dtypes.TABLE)}")
     return dtype
 
 

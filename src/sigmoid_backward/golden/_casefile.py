@@ -208,11 +208,22 @@ def _tolerance(row, where):
         if not (isinstance(first, tuple) and len(first) == 2):
             raise CaseFileError(f"--cases: {where}: precision_tolerances {precision!r} "
                                 f"is not ((rtol, ptol),)")
-        tolerance["rtol"], tolerance["ptol"] = (float(v) for v in first)
+        tolerance["rtol"], tolerance["ptol"] = (_number(v, where, "precision_tolerances")
+                                                for v in first)
     absolute = _cell(row, "absolute_precision", where, required=False)
     if absolute.strip():
-        tolerance["atol"] = float(_literal(absolute, where, "absolute_precision"))
+        tolerance["atol"] = _number(_literal(absolute, where, "absolute_precision"), where,
+                                    "absolute_precision")
     return tolerance or None
+
+
+def _number(value, where, column):
+    """``value`` as a float, or a CaseFileError naming the column."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise CaseFileError(f"--cases: {where}: {column} holds {value!r}, "
+                            f"not a number") from None
 
 
 def _tuple_cell(row, column, where):
@@ -244,9 +255,10 @@ def _kernel_row(path, where, row):
     shape_column = "input_ori_shapes" if "input_shapes" not in row and \
         "input_ori_shapes" in row else "input_shapes"
     shapes = _tuple_cell(row, shape_column, where)
-    if len(dtypes) != 2 or len(shapes) != 2:
-        raise CaseFileError(f"--cases: {where}: {KERNEL} has two inputs (y, dy), not "
-                            f"{len(dtypes)}")
+    for column, cells in (("input_dtypes", dtypes), (shape_column, shapes)):
+        if len(cells) != 2:
+            raise CaseFileError(f"--cases: {where}: {KERNEL} has two inputs (y, dy), but "
+                                f"{column} has {len(cells)} entries")
     ranges = _ranges(row, where, [0, 1])
     inputs = tuple(_input(n, d, s, r, where)
                    for n, d, s, r in zip(("y", "dy"), dtypes, shapes, ranges, strict=True))
@@ -263,9 +275,11 @@ def _aclnn_row(path, where, row):
         raise CaseFileError(f"--cases: {where}: a case of {api}, not {OPERATOR}")
     dtypes = _tuple_cell(row, "tensor_dtypes", where)
     shapes = _tuple_cell(row, "tensor_view_shapes", where)
-    if len(dtypes) != 3 or len(shapes) != 3:
-        raise CaseFileError(f"--cases: {where}: {OPERATOR} has three tensors (gradOutput, "
-                            f"output, gradInput), not {len(dtypes)}")
+    for column, cells in (("tensor_dtypes", dtypes), ("tensor_view_shapes", shapes)):
+        if len(cells) != 3:
+            raise CaseFileError(f"--cases: {where}: {OPERATOR} has three tensors "
+                                f"(gradOutput, output, gradInput), but {column} has "
+                                f"{len(cells)} entries")
     outs = _cell(row, "output_tensor_indexes", where, required=False) or "(-1,)"
     out = _literal(outs, where, "output_tensor_indexes")
     if not (isinstance(out, tuple) and len(out) == 1 and out[0] in (2, -1)):

@@ -4,9 +4,9 @@
 class GoldenError(ValueError):
     """A problem with the user's files or arguments: reported in one line.
 
-    ``python -m sigmoid_backward golden`` with input files exits 1 on it (as
-    it always has); the case-set modes and ``compare`` exit 2.  A ValueError,
-    for callers of the Python API."""
+    ``python -m sigmoid_backward golden`` exits 1 on it (with input files,
+    as it always has, and on a failure to write a case set); ``compare``
+    exits 2.  A ValueError, for callers of the Python API."""
 
 
 class CaseFileError(GoldenError):

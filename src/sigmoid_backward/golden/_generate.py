@@ -30,7 +30,7 @@ from .._ufunc import ufunc
 from ._bits import inner_bounds, real_part_dtype, rounded
 from ._casefile import cases as read_cases
 from ._dtype_names import name_of
-from ._errors import GoldenError
+from ._errors import CaseFileError, GoldenError
 from ._files import ArrayFile, write_chunks
 
 CHUNK = 1 << 22  # values per chunk: 32 MiB of float64 scratch
@@ -152,7 +152,7 @@ def generate(source, out_dir, *, fmt="bin", seed=0, log=None, signals=None):
     names = [_file_name(case.name, "golden", fmt) for case in found]
     clash = next((n for n in names if names.count(n) > 1), None)
     if clash is not None:
-        raise GoldenError(f"--cases: two cases would write {clash}: rename one")
+        raise CaseFileError(f"--cases: two cases would write {clash}: rename one")
     signals = Signals() if signals is None else signals
     manifest: dict[str, list] = {"cases": []}
     for n, case in enumerate(found, 1):

@@ -12,9 +12,10 @@ come as raw 2-byte ``|V2`` arrays; the result then goes back the same way.
 """
 import numpy as np
 
-from .._dtypes import BFLOAT16
+from .._dtypes import BFLOAT16, castable
 from .._function import sigmoid_backward
 from ._dtype_names import RAW_BFLOAT16, as_supported, lookup
+from ._errors import GoldenError
 
 __golden__ = {"kernel": {"sigmoid_grad": "sigmoid_grad_golden"},
               "aclnn": {"aclnnSigmoidBackward": "aclnn_sigmoid_backward_golden"}}
@@ -26,7 +27,11 @@ def _golden(grad_output, output, kwargs):
     result = np.asarray(sigmoid_backward(as_supported(g), as_supported(y)))
     out = kwargs.get("output_dtypes")
     if out:
-        result = result.astype(lookup(out if isinstance(out, str) else out[0]), copy=False)
+        out_dtype = lookup(out if isinstance(out, str) else out[0])
+        if not castable(result.dtype, out_dtype):
+            raise GoldenError(f"output_dtypes: the result is {result.dtype}, and complex is "
+                              f"never cast to {out_dtype}")
+        result = result.astype(out_dtype, copy=False)
     return result.view(RAW_BFLOAT16) if raw and result.dtype == BFLOAT16 else result
 
 
