@@ -20,7 +20,9 @@ the name ``sb_before``, and times, in alternation:
    each against PyTorch when it is installed;
 5. ``thresholds``: the thresholds derived from the caches against the
    constants they replaced, around both of them, alone and with a reader
-   of the output.
+   of the output;
+6. ``small``: the small calls off the fast path (``_small_calls.py``),
+   baseline against now.
 
 Times are medians; ratios are medians over rounds of same-round ratios.
 The numbers in benchmarks/NOTES.md come from this script.
@@ -37,7 +39,7 @@ import numpy as np
 
 import sigmoid_backward
 from benchmarks import peers  # benchmarks/benchmarks/peers.py: this folder is on sys.path
-from sigmoid_backward import _bench, _kernels
+from sigmoid_backward import _bench, _kernels, _small_calls
 from sigmoid_backward._timing import fmt_size, fmt_time, machine_line, make_inputs, sample_rounds
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
@@ -185,6 +187,17 @@ def rows(before, nthreads, max_gib):
             g = y = out = None   # free them before the next case
 
 
+def small(before, n=1_000):
+    """The small calls off the fast path (_small_calls.py), baseline -> now:
+    the Python layer around the ufunc, where a fast path does not apply."""
+    print(f"8. small calls off the fast path, n={n:,} float32: baseline -> now")
+    then = importlib.import_module(before.__name__ + "._small_calls").cases(n)
+    for name, (ours, _) in _small_calls.cases(n).items():
+        if name in then:
+            t = sample_rounds({"baseline": then[name][0], "now": ours})
+            _line(name, t, "baseline", "now")
+
+
 def bf16(n=100_000):
     """bfloat16 / float16 time in cache, per ISA; and PyTorch / ours."""
     names = _kernels.available_isas()
@@ -243,7 +256,7 @@ def thresholds(nthreads):
                 g = y = out = None   # free them before the next case
 
 
-SECTIONS = ("overall", "isas", "streaming", "fast_path", "rows", "bf16", "thresholds")
+SECTIONS = ("overall", "isas", "streaming", "fast_path", "rows", "bf16", "thresholds", "small")
 
 
 def main(argv=None):
@@ -256,7 +269,7 @@ def main(argv=None):
                    help="rows: skip sizes whose three arrays need more (default: %(default)s)")
     args = p.parse_args(argv)
     print(machine_line())
-    needs_baseline = {"overall", "fast_path", "rows"} & set(args.sections)
+    needs_baseline = {"overall", "fast_path", "rows", "small"} & set(args.sections)
     with tempfile.TemporaryDirectory() as tmp:
         before = build_baseline(args.baseline, pathlib.Path(tmp)) if needs_baseline else None
         print(f"baseline {args.baseline} against the installed package "
@@ -275,6 +288,8 @@ def main(argv=None):
             bf16()
         if "thresholds" in args.sections:
             thresholds(args.threads)
+        if "small" in args.sections:
+            small(before)
 
 
 if __name__ == "__main__":

@@ -24,11 +24,11 @@ What it adds (_arguments.py):
 cimport numpy as cnp
 
 from sigmoid_backward._kernels cimport (DIRECT, SB_MAX_THREADS, Kind, call_threads, compute,
-                                        direct, kind_of, resolve_threads, set_call_threads)
+                                        direct_reason, kind_of, set_call_threads)
 
 import numpy as np
 
-from . import _arguments, _frameworks, _threads
+from . import _arguments, _dtypes, _frameworks, _threads
 from ._ufunc import ufunc as _ufunc
 
 cnp.import_array()
@@ -50,15 +50,17 @@ cpdef object fast_path(object grad_output, object output, object out, int reques
     y = output
     if out is None:
         # Both like g, which a new out will be like.
-        if direct(g, g, True, False) != DIRECT or direct(y, g, True, False) != DIRECT:
+        if (direct_reason(g, g, True, False) != DIRECT
+                or direct_reason(y, g, True, False) != DIRECT):
             return None
     else:
         if type(out) is not np.ndarray:
             return None
         o = out
         c_order = cnp.PyArray_IS_C_CONTIGUOUS(o)
-        if (direct(o, o, c_order, True) != DIRECT or direct(g, o, c_order, False) != DIRECT
-                or direct(y, o, c_order, False) != DIRECT):
+        if (direct_reason(o, o, c_order, True) != DIRECT
+                or direct_reason(g, o, c_order, False) != DIRECT
+                or direct_reason(y, o, c_order, False) != DIRECT):
             return None
     kind = <Kind>kind_of(cnp.PyArray_TYPE(g))
     if out is None:
@@ -68,16 +70,24 @@ cpdef object fast_path(object grad_output, object output, object out, int reques
         compute(kind, kind, <const char*>cnp.PyArray_DATA(g), size,
                 kind, <const char*>cnp.PyArray_DATA(y), size,
                 <char*>cnp.PyArray_DATA(o), size, cnp.PyArray_SIZE(o),
-                resolve_threads(requested))
+                requested)
     if out is None and cnp.PyArray_NDIM(o) == 0:
         return o[()]   # a NumPy scalar, as the ufunc returns
     return o
 
 
+cdef inline bint _plain(object x):
+    """An ndarray or a Python scalar: nothing for the framework or byte
+    checks to look at (they cost more than a small call's share)."""
+    cdef type t = type(x)
+    return t is np.ndarray or t is float or t is int or t is complex or t is bool
+
+
 # out's default: an out=None the caller spells out tells NumPy that a where=
 # without an out is meant, and the ufunc does not warn then; this tells the
 # two apart, as NumPy's own functions do.
-_NO_OUT = np._NoValue
+cdef object _NO_OUT = np._NoValue
+cdef int _BFLOAT16_NUM = _dtypes.BFLOAT16.num
 
 
 def sigmoid_backward(grad_output, output, /, out=_NO_OUT, *, where=True,
@@ -178,20 +188,31 @@ def sigmoid_backward(grad_output, output, /, out=_NO_OUT, *, where=True,
         result = fast_path(grad_output, output, out, requested)
         if result is not None:
             return result
-    # PyTorch tensors, JAX and CuPy arrays: the call on NumPy views of them,
-    # the result back in their type (_frameworks.py).
-    result = _frameworks.call(grad_output, output, out, sigmoid_backward,
-                              (where, casting, order, dtype, subok, num_threads))
-    if result is not NotImplemented:
-        return result
-    _arguments.check_input(grad_output, "grad_output")
-    _arguments.check_input(output, "output")
+    if not (_plain(grad_output) and _plain(output)
+            and (out is None or type(out) is np.ndarray)):
+        # PyTorch tensors, JAX and CuPy arrays: the call on NumPy views of
+        # them, the result back in their type (_frameworks.py).
+        result = _frameworks.call(grad_output, output, out, sigmoid_backward,
+                                  (where, casting, order, dtype, subok, num_threads))
+        if result is not NotImplemented:
+            return result
+        _arguments.check_input(grad_output, "grad_output")
+        _arguments.check_input(output, "output")
+    elif type(grad_output) is int or type(output) is int:
+        _arguments.check_input(grad_output, "grad_output")
+        _arguments.check_input(output, "output")
     # Only the options the caller changed, as a ufunc call spells them: an
     # __array_ufunc__ override (Dask's, for one) may refuse the others.
     kwargs = {}
     if out_given:
-        kwargs["out"] = _arguments.as_out(out)
-        _arguments.refuse_complex_into_bfloat16(_ufunc, grad_output, output, kwargs["out"], dtype)
+        if type(out) is np.ndarray:   # the common out, checked here: cheaper
+            kwargs["out"] = out
+            if cnp.PyArray_TYPE(<cnp.ndarray>out) == _BFLOAT16_NUM:
+                _arguments.refuse_complex_into_bfloat16(_ufunc, grad_output, output, out, dtype)
+        else:
+            kwargs["out"] = _arguments.as_out(out)
+            _arguments.refuse_complex_into_bfloat16(_ufunc, grad_output, output, kwargs["out"],
+                                                    dtype)
     if where is not True:
         kwargs["where"] = where
     if casting != "same_kind":

@@ -223,7 +223,9 @@ cdef inline void _split(const Call* c, elem_t* out) noexcept nogil:
     cdef int nthreads = c.nthreads
     cdef bint contiguous = (c.g_kind == c.kind and c.y_kind == c.kind
                             and gs == size and ys == size and os == size)
-    cdef bint nt = contiguous and n * size // nthreads >= sb_nt_min()
+    # each thread's part has nt_min bytes (one thread: no division)
+    cdef bint nt = contiguous and (n * size if nthreads == 1
+                                   else n * size // nthreads) >= sb_nt_min()
     if nthreads <= 1:
         if contiguous and c.order != SB_ELEMENTWISE:
             contiguous_share(c.loop, c.loops.nt_copy, <const elem_t*>c.g,

@@ -17,7 +17,9 @@ cdef int kind_of(int typenum) noexcept nogil
 # complex64 into complex128).  Any overlap of out with g or y that NumPy's inner-loop
 # contract allows is computed as a forward element-by-element loop would
 # (reductions and accumulations included); out identical to an input, or
-# disjoint from both, runs on at most nthreads OpenMP threads.
+# disjoint from both, runs on at most nthreads OpenMP threads; nthreads 0
+# means the calling thread's count (resolve_threads(0)), asked only when the
+# call is large enough to use more than one.
 cdef void compute(Kind kind, Kind g_kind, const char *g, Py_ssize_t g_step,
                   Kind y_kind, const char *y, Py_ssize_t y_step,
                   char *out, Py_ssize_t out_step,
@@ -45,4 +47,33 @@ cpdef enum Direct:
     READONLY    # out is not writeable
     OVERLAP     # shares memory with out, and is not out itself
 
-cpdef Direct direct(cnp.ndarray a, cnp.ndarray out, bint c_order, bint writes)
+# Can the kernel use ``a`` in place, in a call that writes ``out`` (``a`` may
+# be ``out`` itself, with ``writes``) in the memory order ``c_order`` says?
+# Every path that hands arrays to the kernel without NumPy's machinery asks
+# this (the fast path, compute_into, aclnn's plan through _kernels.direct),
+# and each refusal's message comes from its reason.  Inline: the fast path
+# asks it three times per call.
+cdef inline Direct direct_reason(cnp.ndarray a, cnp.ndarray out, bint c_order,
+                                 bint writes) noexcept:
+    cdef int typenum = cnp.PyArray_TYPE(out)
+    cdef int layout = cnp.NPY_ARRAY_ALIGNED | (
+        cnp.NPY_ARRAY_C_CONTIGUOUS if c_order else cnp.NPY_ARRAY_F_CONTIGUOUS)
+    cdef char *ap
+    cdef char *op
+    cdef Py_ssize_t nbytes
+    if kind_of(typenum) < 0 or cnp.PyArray_TYPE(a) != typenum:
+        return DTYPE
+    if not cnp.PyArray_SAMESHAPE(a, out):
+        return SHAPE
+    if (cnp.PyArray_FLAGS(a) & layout) != layout or not cnp.PyArray_ISNOTSWAPPED(a):
+        return LAYOUT
+    if writes:
+        return DIRECT if cnp.PyArray_ISWRITEABLE(a) else READONLY
+    # Element for element only: with one dtype, shape and order, the same
+    # start address means the same view.
+    ap = <char*>cnp.PyArray_DATA(a)
+    op = <char*>cnp.PyArray_DATA(out)
+    nbytes = cnp.PyArray_NBYTES(out)
+    if ap == op or ap + nbytes <= op or op + nbytes <= ap:
+        return DIRECT
+    return OVERLAP

@@ -94,7 +94,7 @@ cdef void compute(Kind kind, Kind g_kind, const char *g, Py_ssize_t gs,
                   char *out, Py_ssize_t os,
                   Py_ssize_t n, int nthreads) noexcept nogil:
     cdef Call c
-    cdef Py_ssize_t size = sb_kind_sizes[<int>kind]
+    cdef Py_ssize_t size = sb_kind_sizes[<int>kind], share, nbytes
     cdef sb_fpflags_t flags
     c.loops = sb_loops_in_use()
     c.loop = sb_loop_for(c.loops, kind)
@@ -103,13 +103,17 @@ cdef void compute(Kind kind, Kind g_kind, const char *g, Py_ssize_t gs,
     c.out, c.os, c.n = out, os, n
     c.order = sb_call_order(g, gs, sb_kind_sizes[<int>g_kind], g_kind == kind,
                             y, ys, sb_kind_sizes[<int>y_kind], y_kind == kind, out, os, size, n)
-    # The thread policy caps counts at the CPUs (_threads.h); this guard
-    # keeps any caller from asking OpenMP for thousands of threads.  Each
-    # thread's share must pay for waking it (_thresholds.py).
-    c.nthreads = max(1, min(nthreads, sb_threads_procs()))
-    c.nthreads = <int>max(1, min(<Py_ssize_t>c.nthreads, n * size // sb_parallel_share()))
-    if c.order != SB_ANY_ORDER:
-        c.nthreads = 1
+    # Each thread's share must pay for waking it (_thresholds.py): a small
+    # call runs on this thread, without asking the thread policy.  0 asks
+    # for the calling thread's count (_threads.h); any count is capped at
+    # the CPUs, so that no caller asks OpenMP for thousands of threads.
+    share, nbytes = sb_parallel_share(), n * size
+    c.nthreads = 1
+    if nbytes >= 2 * share and c.order == SB_ANY_ORDER:   # no division for small calls
+        c.nthreads = <int>min(<Py_ssize_t>SB_MAX_THREADS, nbytes // share)
+        c.nthreads = min(c.nthreads, nthreads if nthreads > 0 else sb_threads_resolve(0),
+                         sb_threads_procs())
+        c.nthreads = max(c.nthreads, 1)
     flags = sb_fpflags_save()
     if c.nthreads > 1 and sb_threads_must_delegate():
         if sb_threads_delegate(run, &c) != 0:
@@ -153,34 +157,12 @@ def set_default_threads(int n):
 
 # ---- the one check: can the kernel use an array in place ---------------------
 
-cpdef Direct direct(cnp.ndarray a, cnp.ndarray out, bint c_order, bint writes):
+def direct(cnp.ndarray a not None, cnp.ndarray out not None, bint c_order, bint writes):
     """Can the kernel use ``a`` in place, in a call that writes ``out``
     (``a`` may be ``out`` itself, with ``writes``) in the memory order
-    ``c_order`` says?  Every path that hands arrays to the kernel without
-    NumPy's machinery asks this (the fast path, :func:`compute_into`,
-    aclnn's plan), and each refusal's message comes from its reason."""
-    cdef int typenum = cnp.PyArray_TYPE(out)
-    cdef int layout = cnp.NPY_ARRAY_ALIGNED | (
-        cnp.NPY_ARRAY_C_CONTIGUOUS if c_order else cnp.NPY_ARRAY_F_CONTIGUOUS)
-    cdef char *ap
-    cdef char *op
-    cdef Py_ssize_t nbytes
-    if kind_of(typenum) < 0 or cnp.PyArray_TYPE(a) != typenum:
-        return DTYPE
-    if not cnp.PyArray_SAMESHAPE(a, out):
-        return SHAPE
-    if (cnp.PyArray_FLAGS(a) & layout) != layout or not cnp.PyArray_ISNOTSWAPPED(a):
-        return LAYOUT
-    if writes:
-        return DIRECT if cnp.PyArray_ISWRITEABLE(a) else READONLY
-    # Element for element only: with one dtype, shape and order, the same
-    # start address means the same view.
-    ap = <char*>cnp.PyArray_DATA(a)
-    op = <char*>cnp.PyArray_DATA(out)
-    nbytes = cnp.PyArray_NBYTES(out)
-    if ap == op or ap + nbytes <= op or op + nbytes <= ap:
-        return DIRECT
-    return OVERLAP
+    ``c_order`` says?  A :class:`Direct` reason: ``Direct.DIRECT``, or why
+    not (_kernels.pxd's direct_reason, which the fast path inlines)."""
+    return Direct(direct_reason(a, out, c_order, writes))
 
 
 REASONS = {
@@ -208,7 +190,7 @@ def compute_into(cnp.ndarray g not None, cnp.ndarray y not None,
     cdef Py_ssize_t size = cnp.PyArray_ITEMSIZE(out)
     cdef Kind kind = <Kind>kind_of(cnp.PyArray_TYPE(out))
     for name, a, writes in (("out", out, True), ("g", g, False), ("y", y, False)):
-        reason = direct(a, out, c_order, writes)
+        reason = direct_reason(a, out, c_order, writes)
         if reason != DIRECT:
             raise (TypeError if reason == DTYPE else ValueError)(
                 f"compute_into: {name}: {REASONS[reason]}: g {g.dtype}{(<object>g).shape}, "

@@ -33,15 +33,11 @@ namespace {
 constexpr const char kComputeSignature[] =
     "void (sb_kind, sb_kind, char const *, Py_ssize_t, sb_kind, char const *, "
     "Py_ssize_t, char *, Py_ssize_t, Py_ssize_t, int)";
-// resolve_threads is cpdef: its C form takes Cython's skip-dispatch flag.
-constexpr const char kThreadsSignature[] = "int (int, int __pyx_skip_dispatch)";
 using ComputeFn = void (*)(sb_kind kind, sb_kind g_kind, const char* g, Py_ssize_t g_step,
                            sb_kind y_kind, const char* y, Py_ssize_t y_step, char* out,
                            Py_ssize_t out_step, Py_ssize_t n, int nthreads);
-using ThreadsFn = int (*)(int requested, int skip_dispatch);
 
-ComputeFn sb_compute = nullptr;           // _kernels.compute
-ThreadsFn sb_resolve_threads = nullptr;   // _kernels.resolve_threads
+ComputeFn sb_compute = nullptr;   // _kernels.compute; nthreads 0: the default count
 
 // The kind of an XLA dtype, from the table; -1 for one the kernels lack.
 int KindOf(ffi::DataType dtype) {
@@ -102,7 +98,7 @@ ffi::Error SigmoidBackward(ffi::AnyBuffer g, ffi::AnyBuffer y,
   sb_compute(k, k, static_cast<const char*>(g.untyped_data()), step, k,
              static_cast<const char*>(y.untyped_data()), step,
              static_cast<char*>(out->untyped_data()), step, static_cast<Py_ssize_t>(n),
-             sb_resolve_threads(0, 0));
+             0);
   return ffi::Error::Success();
 }
 
@@ -154,11 +150,7 @@ PyMODINIT_FUNC PyInit__xla_ffi(void) {
   Py_DECREF(kernels);
   if (capi == nullptr) return nullptr;
   sb_compute = reinterpret_cast<ComputeFn>(Exported(capi, "compute", kComputeSignature));
-  if (sb_compute != nullptr) {   // no second lookup with an exception set
-    sb_resolve_threads =
-        reinterpret_cast<ThreadsFn>(Exported(capi, "resolve_threads", kThreadsSignature));
-  }
   Py_DECREF(capi);
-  if (sb_compute == nullptr || sb_resolve_threads == nullptr) return nullptr;
+  if (sb_compute == nullptr) return nullptr;
   return PyModule_Create(&kModule);
 }

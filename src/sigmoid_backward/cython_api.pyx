@@ -6,7 +6,7 @@ from libc.stdint cimport uint16_t
 from sigmoid_backward._dtype_table cimport (Kind, KIND_BF16, KIND_C64, KIND_C128, KIND_F16,
                                             KIND_F32, KIND_F64)
 from sigmoid_backward._fused cimport elem_t   # the kernel's storage types
-from sigmoid_backward._kernels cimport compute, resolve_threads
+from sigmoid_backward._kernels cimport compute
 
 cdef extern from "_overlap.h" nogil:
     bint sb_disjoint(const char *a, Py_ssize_t a_step, Py_ssize_t a_size,
@@ -52,7 +52,7 @@ cdef int _run(Kind kind, const elem_t[::1] g, const elem_t[::1] y, elem_t[::1] o
             or not _same_or_disjoint(yp, op, sizeof(elem_t), n)):
         return _refuse(g_none, y_none, out_none, g.shape[0], y.shape[0], n, num_threads)
     compute(kind, kind, gp, sizeof(elem_t), kind, yp, sizeof(elem_t), op, sizeof(elem_t), n,
-            resolve_threads(num_threads))
+            num_threads)   # 0: the default count
     return 0
 
 
