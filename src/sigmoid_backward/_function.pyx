@@ -88,6 +88,9 @@ cdef inline bint _plain(object x):
 # two apart, as NumPy's own functions do.
 cdef object _NO_OUT = np._NoValue
 cdef int _BFLOAT16_NUM = _dtypes.BFLOAT16.num
+# SB_MAX_THREADS as a Python int made once: comparing with the C constant
+# would make one for every call.
+cdef object _MAX_THREADS = SB_MAX_THREADS
 
 
 def sigmoid_backward(grad_output, output, /, out=_NO_OUT, *, where=True,
@@ -179,7 +182,7 @@ def sigmoid_backward(grad_output, output, /, out=_NO_OUT, *, where=True,
     if num_threads is not None:
         # A plain positive int, checked here: the Python check costs more
         # than a small call.  Anything else gets the full check and message.
-        if type(num_threads) is int and 1 <= <object>num_threads <= SB_MAX_THREADS:
+        if type(num_threads) is int and 1 <= <object>num_threads <= _MAX_THREADS:
             requested = num_threads
         else:
             requested = _threads.check(num_threads, "num_threads")
