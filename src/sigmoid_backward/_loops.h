@@ -132,29 +132,40 @@ SB_ALWAYS_INLINE void sb_real_f64(const double *g, const double *y, double *out,
 
 #endif /* SB_X86_DISPATCH */
 
-/* n elements of `size` bytes, `width` at a time by block(g, y, out); the
- * last n % width go through zero-padded buffers, so that every element
- * takes the same instructions (a scalar complex tail compiled for an
- * FMA-capable target could be fused).  Inlined with its constant block. */
+/* One block's worth of bytes at most: two AVX-512 vectors. */
 #define SB_MAX_BLOCK_BYTES 128
+typedef void (*sb_block_fn)(const void *g, const void *y, void *out);
+
+/* The last `bytes` of a blocked loop (less than a block) through zero-padded
+ * buffers of one block, so that every element takes the same instructions
+ * (a scalar complex tail compiled for an FMA-capable target could be
+ * fused).  Copied with memcpy here; sb_tail_masked is AVX-512's. */
+SB_ALWAYS_INLINE void sb_tail_copied(const void *g, const void *y, void *out, size_t bytes,
+                                     sb_block_fn block)
+{
+    unsigned char bg[SB_MAX_BLOCK_BYTES] = {0}, by[SB_MAX_BLOCK_BYTES] = {0};
+    unsigned char bo[SB_MAX_BLOCK_BYTES];
+    memcpy(bg, g, bytes);
+    memcpy(by, y, bytes);
+    block(bg, by, bo);
+    memcpy(out, bo, bytes);
+}
+
+/* n elements of `size` bytes, `width` at a time by block(g, y, out), the
+ * rest by tail().  Inlined with its constant block and tail. */
 SB_ALWAYS_INLINE void sb_blocked(const void *g, const void *y, void *out, ptrdiff_t n,
-                                 size_t size, ptrdiff_t width,
-                                 void (*block)(const void *, const void *, void *))
+                                 size_t size, ptrdiff_t width, sb_block_fn block,
+                                 void (*tail)(const void *, const void *, void *, size_t,
+                                              sb_block_fn))
 {
     const char *gc = (const char *)g, *yc = (const char *)y;
     char *oc = (char *)out;
-    ptrdiff_t i = 0;
-    for (; i + width <= n; i += width)
+    const ptrdiff_t whole = n - n % width;
+    for (ptrdiff_t i = 0; i < whole; i += width)
         block(gc + i * size, yc + i * size, oc + i * size);
-    if (i < n) {
-        unsigned char bg[SB_MAX_BLOCK_BYTES] = {0}, by[SB_MAX_BLOCK_BYTES] = {0};
-        unsigned char bo[SB_MAX_BLOCK_BYTES];
-        const size_t bytes = (size_t)(n - i) * size;
-        memcpy(bg, gc + i * size, bytes);
-        memcpy(by, yc + i * size, bytes);
-        block(bg, by, bo);
-        memcpy(oc + i * size, bo, bytes);
-    }
+    if (whole < n)
+        tail(gc + whole * size, yc + whole * size, oc + whole * size,
+             (size_t)(n - whole) * size, block);
 }
 
 /* ---- portable ------------------------------------------------------------ */
@@ -177,12 +188,12 @@ SB_DEFINE_COMPLEX_BLOCK(sb_c128_block_sse2, , __m128d, double)
 
 static void sb_C64_portable(const void *g, const void *y, void *out, ptrdiff_t n)
 {
-    sb_blocked(g, y, out, n, 2 * sizeof(float), 4, sb_c64_block_sse2);
+    sb_blocked(g, y, out, n, 2 * sizeof(float), 4, sb_c64_block_sse2, sb_tail_copied);
 }
 
 static void sb_C128_portable(const void *g, const void *y, void *out, ptrdiff_t n)
 {
-    sb_blocked(g, y, out, n, 2 * sizeof(double), 2, sb_c128_block_sse2);
+    sb_blocked(g, y, out, n, 2 * sizeof(double), 2, sb_c128_block_sse2, sb_tail_copied);
 }
 #else
 /* n complex numbers of T, stored as 2n reals, in real arithmetic */
@@ -235,9 +246,36 @@ static inline float sb_narrow_to_f32(int kind, const void *p)
 
 #if SB_X86_DISPATCH
 
+/* The bytes of [k, k + 64) that lie below `bytes`, as a mask of 64. */
+SB_ALWAYS_INLINE uint64_t sb_byte_mask(size_t bytes, size_t k)
+{
+    return bytes >= k + 64 ? ~(uint64_t)0 : bytes > k ? ((uint64_t)1 << (bytes - k)) - 1 : 0;
+}
+
+/* sb_tail_copied with AVX512BW's masked loads and stores, which touch only
+ * the tail's bytes and call nothing: memcpy's calls and the loads that
+ * straddle its stores took 10% of a 1,000-element float16 call (NOTES.md). */
+SB_AVX512 SB_ALWAYS_INLINE void sb_tail_masked(const void *g, const void *y, void *out,
+                                             size_t bytes, sb_block_fn block)
+{
+    __m512i bg[SB_MAX_BLOCK_BYTES / 64], by[SB_MAX_BLOCK_BYTES / 64], bo[SB_MAX_BLOCK_BYTES / 64];
+    for (size_t k = 0; k < SB_MAX_BLOCK_BYTES / 64; k++) {
+        const uint64_t m = sb_byte_mask(bytes, 64 * k);
+        bg[k] = m ? _mm512_maskz_loadu_epi8(m, (const char *)g + 64 * k) : _mm512_setzero_si512();
+        by[k] = m ? _mm512_maskz_loadu_epi8(m, (const char *)y + 64 * k) : _mm512_setzero_si512();
+    }
+    block(bg, by, bo);
+    for (size_t k = 0; k < SB_MAX_BLOCK_BYTES / 64; k++) {
+        const uint64_t m = sb_byte_mask(bytes, 64 * k);
+        if (m) _mm512_mask_storeu_epi8((char *)out + 64 * k, m, bo[k]);
+    }
+}
+
 /* The loops of an instruction set whose float vectors are VF (and double
- * vectors VD), with its float16 and bfloat16 conversions. */
-#define SB_DEFINE_ISA_LOOPS(isa, attr, VF, VD, f16_widen, f16_narrow, bf16_widen, bf16_narrow) \
+ * vectors VD), with its float16 and bfloat16 conversions and its blocked
+ * loops' tail. */
+#define SB_DEFINE_ISA_LOOPS(isa, attr, VF, VD, f16_widen, f16_narrow, bf16_widen, bf16_narrow, \
+                            tail)                                                             \
     attr static void sb_F32_##isa(const void *g, const void *y, void *out, ptrdiff_t n)      \
     {                                                                                         \
         sb_real_f32((const float *)g, (const float *)y, (float *)out, n);                     \
@@ -253,29 +291,29 @@ static inline float sb_narrow_to_f32(int kind, const void *p)
     attr static void sb_C64_##isa(const void *g, const void *y, void *out, ptrdiff_t n)      \
     {                                                                                         \
         sb_blocked(g, y, out, n, 2 * sizeof(float), sizeof(VF) / sizeof(float),               \
-                   sb_c64_block_##isa);                                                       \
+                   sb_c64_block_##isa, tail);                                                 \
     }                                                                                         \
     attr static void sb_C128_##isa(const void *g, const void *y, void *out, ptrdiff_t n)     \
     {                                                                                         \
         sb_blocked(g, y, out, n, 2 * sizeof(double), sizeof(VD) / sizeof(double),             \
-                   sb_c128_block_##isa);                                                      \
+                   sb_c128_block_##isa, tail);                                                \
     }                                                                                         \
     SB_DEFINE_VECTOR_GRAD(VF, attr)                                                           \
     SB_DEFINE_NARROW_BLOCK(sb_f16_block_##isa, attr, VF, f16_widen, f16_narrow)               \
     SB_DEFINE_NARROW_BLOCK(sb_bf16_block_##isa, attr, VF, bf16_widen, bf16_narrow)            \
     attr static void sb_F16_##isa(const void *g, const void *y, void *out, ptrdiff_t n)      \
     {                                                                                         \
-        sb_blocked(g, y, out, n, 2, 2 * sizeof(VF) / sizeof(float), sb_f16_block_##isa);      \
+        sb_blocked(g, y, out, n, 2, 2 * sizeof(VF) / sizeof(float), sb_f16_block_##isa, tail); \
     }                                                                                         \
     attr static void sb_BF16_##isa(const void *g, const void *y, void *out, ptrdiff_t n)     \
     {                                                                                         \
-        sb_blocked(g, y, out, n, 2, 2 * sizeof(VF) / sizeof(float), sb_bf16_block_##isa);     \
+        sb_blocked(g, y, out, n, 2, 2 * sizeof(VF) / sizeof(float), sb_bf16_block_##isa, tail); \
     }
 
 SB_DEFINE_ISA_LOOPS(avx2, SB_AVX2, __m256, __m256d, sb_f16_widen_256, sb_f16_narrow_256,
-                    sb_bf16_widen_256, sb_bf16_narrow_256)
+                    sb_bf16_widen_256, sb_bf16_narrow_256, sb_tail_copied)
 SB_DEFINE_ISA_LOOPS(avx512, SB_AVX512, __m512, __m512d, sb_f16_widen_512, sb_f16_narrow_512,
-                    sb_bf16_widen_512, sb_bf16_narrow_512)
+                    sb_bf16_widen_512, sb_bf16_narrow_512, sb_tail_masked)
 
 #if SB_HAVE_AVX512BF16
 /* avx512bf16: the avx512 loops, but bfloat16 rounded by vcvtne2ps2bf16 */
@@ -284,7 +322,7 @@ SB_DEFINE_NARROW_BLOCK(sb_bf16_block_avx512bf16, SB_AVX512BF16, __m512, sb_bf16_
 SB_AVX512BF16 static void sb_BF16_avx512bf16(const void *g, const void *y, void *out,
                                              ptrdiff_t n)
 {
-    sb_blocked(g, y, out, n, 2, 32, sb_bf16_block_avx512bf16);
+    sb_blocked(g, y, out, n, 2, 32, sb_bf16_block_avx512bf16, sb_tail_masked);
 }
 #endif
 #endif /* SB_X86_DISPATCH */
