@@ -56,9 +56,9 @@ def test_no_access_beyond_an_operand(dtype, isa, pages):
     y_all = rng.random(70).astype(dtype)
     with _kernels.settings(isa=isa):
         for n in range(66):
+            expected = reference.sigmoid_backward(g_all[:n], y_all[:n])
             for at_end in (True, False):
                 g, y, out = (p.array(v, at_end) for p, v in
-                             zip(pages, (g_all[:n], y_all[:n], np.zeros(n, dtype))))
+                             zip(pages, (g_all[:n], y_all[:n], np.zeros(n, dtype)), strict=True))
                 sigmoid_backward(g, y, out=out)
-                expected = reference.sigmoid_backward(g_all[:n], y_all[:n])
                 assert out.tobytes() == expected.tobytes(), (isa, n, at_end)

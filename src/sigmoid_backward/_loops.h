@@ -29,7 +29,8 @@
  *   the pairs in place needs 6 per vector (benchmarks/NOTES.md).
  * - narrow, on x86: F16C's conversions for float16, an unpack and the
  *   vector roundings for bfloat16 (GCC 12 does not vectorise the scalar
- *   conversions well), both through one block per width.
+ *   conversions well), both through the blocked loop: one vector a block
+ *   for float16, two for bfloat16.
  *
  * out may be g or y itself (in place), or lie behind an input that it
  * overlaps (out[i] at or before g[i] in memory, as x[:-1] and x[1:]): the
@@ -119,9 +120,18 @@ SB_ALWAYS_INLINE void sb_real_f64(const double *g, const double *y, double *out,
         v_storeu((T *)op + lanes, v_pairs_hi(re, im));                         \
     }
 
-/* One narrow block: two vectors of float32's worth of 16-bit values,
- * widened and narrowed by the format's functions (_simd.h). */
-#define SB_DEFINE_NARROW_BLOCK(name, attr, V, widen, narrow)                  \
+/* One float16 block: a vector of float32's worth, converted by F16C (two
+ * vectors a block took 3-4% longer in cache: benchmarks/NOTES.md). */
+#define SB_DEFINE_F16_BLOCK(name, attr, V, widen, narrow)                     \
+    attr static inline void name(const void *gp, const void *yp, void *op)     \
+    {                                                                         \
+        narrow(sb_grad_##V(widen((const uint16_t *)gp), widen((const uint16_t *)yp)), \
+               (uint16_t *)op);                                               \
+    }
+
+/* One bfloat16 block: two vectors of float32's worth, since AVX512-BF16
+ * rounds two vectors into one (_simd.h). */
+#define SB_DEFINE_BF16_BLOCK(name, attr, V, widen, narrow)                    \
     attr static inline void name(const void *gp, const void *yp, void *op)     \
     {                                                                         \
         V g0, g1, y0, y1;                                                     \
@@ -299,11 +309,11 @@ SB_AVX512 SB_ALWAYS_INLINE void sb_tail_masked(const void *g, const void *y, voi
                    sb_c128_block_##isa, tail);                                                \
     }                                                                                         \
     SB_DEFINE_VECTOR_GRAD(VF, attr)                                                           \
-    SB_DEFINE_NARROW_BLOCK(sb_f16_block_##isa, attr, VF, f16_widen, f16_narrow)               \
-    SB_DEFINE_NARROW_BLOCK(sb_bf16_block_##isa, attr, VF, bf16_widen, bf16_narrow)            \
+    SB_DEFINE_F16_BLOCK(sb_f16_block_##isa, attr, VF, f16_widen, f16_narrow)                  \
+    SB_DEFINE_BF16_BLOCK(sb_bf16_block_##isa, attr, VF, bf16_widen, bf16_narrow)            \
     attr static void sb_F16_##isa(const void *g, const void *y, void *out, ptrdiff_t n)      \
     {                                                                                         \
-        sb_blocked(g, y, out, n, 2, 2 * sizeof(VF) / sizeof(float), sb_f16_block_##isa, tail); \
+        sb_blocked(g, y, out, n, 2, sizeof(VF) / sizeof(float), sb_f16_block_##isa, tail);   \
     }                                                                                         \
     attr static void sb_BF16_##isa(const void *g, const void *y, void *out, ptrdiff_t n)     \
     {                                                                                         \
@@ -317,7 +327,7 @@ SB_DEFINE_ISA_LOOPS(avx512, SB_AVX512, __m512, __m512d, sb_f16_widen_512, sb_f16
 
 #if SB_HAVE_AVX512BF16
 /* avx512bf16: the avx512 loops, but bfloat16 rounded by vcvtne2ps2bf16 */
-SB_DEFINE_NARROW_BLOCK(sb_bf16_block_avx512bf16, SB_AVX512BF16, __m512, sb_bf16_widen_512,
+SB_DEFINE_BF16_BLOCK(sb_bf16_block_avx512bf16, SB_AVX512BF16, __m512, sb_bf16_widen_512,
                        sb_bf16_narrow_512bf16)
 SB_AVX512BF16 static void sb_BF16_avx512bf16(const void *g, const void *y, void *out,
                                              ptrdiff_t n)

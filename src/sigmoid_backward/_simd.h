@@ -75,30 +75,25 @@ SB_AVX512 static inline __m512 sb_odd_f512(__m512 a, __m512 b) { return _mm512_s
 
 /* ---- float16: F16C ------------------------------------------------------- */
 
-/* 2 x 8 values <-> two vectors of 8 floats, in order */
-SB_AVX2 static inline void sb_f16_widen_256(const uint16_t *p, __m256 *a, __m256 *b)
+/* 8 or 16 values <-> one vector of floats, rounded to nearest even */
+SB_AVX2 static inline __m256 sb_f16_widen_256(const uint16_t *p)
 {
-    *a = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p));
-    *b = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p + 8)));
+    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p));
 }
 
-SB_AVX2 static inline void sb_f16_narrow_256(__m256 a, __m256 b, uint16_t *p)
+SB_AVX2 static inline void sb_f16_narrow_256(__m256 a, uint16_t *p)
 {
     _mm_storeu_si128((__m128i *)p, _mm256_cvtps_ph(a, _MM_FROUND_TO_NEAREST_INT));
-    _mm_storeu_si128((__m128i *)(p + 8), _mm256_cvtps_ph(b, _MM_FROUND_TO_NEAREST_INT));
 }
 
-/* 2 x 16 values <-> two vectors of 16 floats, in order */
-SB_AVX512 static inline void sb_f16_widen_512(const uint16_t *p, __m512 *a, __m512 *b)
+SB_AVX512 static inline __m512 sb_f16_widen_512(const uint16_t *p)
 {
-    *a = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p));
-    *b = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p + 16)));
+    return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p));
 }
 
-SB_AVX512 static inline void sb_f16_narrow_512(__m512 a, __m512 b, uint16_t *p)
+SB_AVX512 static inline void sb_f16_narrow_512(__m512 a, uint16_t *p)
 {
     _mm256_storeu_si256((__m256i *)p, _mm512_cvtps_ph(a, _MM_FROUND_TO_NEAREST_INT));
-    _mm256_storeu_si256((__m256i *)(p + 16), _mm512_cvtps_ph(b, _MM_FROUND_TO_NEAREST_INT));
 }
 
 /* ---- bfloat16: the high half of a float32 --------------------------------
