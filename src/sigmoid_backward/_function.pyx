@@ -191,29 +191,26 @@ def sigmoid_backward(grad_output, output, /, out=_NO_OUT, *, where=True,
         result = fast_path(grad_output, output, out, requested)
         if result is not None:
             return result
-    if not (_plain(grad_output) and _plain(output)
-            and (out is None or type(out) is np.ndarray)):
+    cdef bint plain = (_plain(grad_output) and _plain(output)
+                       and (out is None or type(out) is np.ndarray))
+    if not plain:
         # PyTorch tensors, JAX and CuPy arrays: the call on NumPy views of
         # them, the result back in their type (_frameworks.py).
         result = _frameworks.call(grad_output, output, out, sigmoid_backward,
                                   (where, casting, order, dtype, subok, num_threads))
         if result is not NotImplemented:
             return result
-        _arguments.check_input(grad_output, "grad_output")
-        _arguments.check_input(output, "output")
-    elif type(grad_output) is int or type(output) is int:
+    if not plain or type(grad_output) is int or type(output) is int:
         _arguments.check_input(grad_output, "grad_output")
         _arguments.check_input(output, "output")
     # Only the options the caller changed, as a ufunc call spells them: an
     # __array_ufunc__ override (Dask's, for one) may refuse the others.
     kwargs = {}
     if out_given:
-        if type(out) is np.ndarray:   # the common out, checked here: cheaper
-            kwargs["out"] = out
-            if cnp.PyArray_TYPE(<cnp.ndarray>out) == _BFLOAT16_NUM:
-                _arguments.refuse_complex_into_bfloat16(_ufunc, grad_output, output, out, dtype)
-        else:
-            kwargs["out"] = _arguments.as_out(out)
+        kwargs["out"] = out if type(out) is np.ndarray else _arguments.as_out(out)
+        # An ndarray out of another dtype than bfloat16 needs no look (cheaper
+        # here than in the call).
+        if type(out) is not np.ndarray or cnp.PyArray_TYPE(<cnp.ndarray>out) == _BFLOAT16_NUM:
             _arguments.refuse_complex_into_bfloat16(_ufunc, grad_output, output, kwargs["out"],
                                                     dtype)
     if where is not True:
