@@ -25,6 +25,11 @@ def run(capsys, command, *args):
     return status, captured.out, captured.err
 
 
+def run_golden(capsys, *args):
+    """``python -m sigmoid_backward golden ARGS`` in-process."""
+    return run(capsys, "golden", *args)
+
+
 def run_command(command, *args, cwd):
     """The same in a new interpreter, as a user runs it."""
     return subprocess.run([sys.executable, "-m", "sigmoid_backward", command,

@@ -12,13 +12,8 @@ import pytest
 
 import sigmoid_backward._atomic_write as atomic
 
-from golden_support import HALF_RESULT, files, npy_args, one_line_error, run, tmp_files
+from golden_support import HALF_RESULT, files, npy_args, one_line_error, run_golden, tmp_files
 from helpers import assert_same
-
-
-def _golden(capsys, *args):
-    return run(capsys, "golden", *args)
-
 
 # --- what --out may be, and what is kept of it ------------------------------
 
@@ -27,7 +22,7 @@ def test_symlink_out_writes_through_to_its_target(tmp_path, capsys):
     target = tmp_path / "data" / "r.npy"
     np.save(target, np.zeros(1))                       # stale data
     (tmp_path / "link.npy").symlink_to(target)
-    status, out, err = _golden(capsys, *npy_args(tmp_path, tmp_path / "link.npy"))
+    status, out, err = run_golden(capsys, *npy_args(tmp_path, tmp_path / "link.npy"))
     assert (status, err) == (0, "")
     assert (tmp_path / "link.npy").is_symlink()        # still a link, to the same file
     assert os.readlink(tmp_path / "link.npy") == str(target)
@@ -37,17 +32,17 @@ def test_symlink_out_writes_through_to_its_target(tmp_path, capsys):
 
 def test_dangling_and_chained_symlinks(tmp_path, capsys):
     (tmp_path / "dangling.npy").symlink_to(tmp_path / "new.npy")
-    status, _, err = _golden(capsys, *npy_args(tmp_path, tmp_path / "dangling.npy"))
+    status, _, err = run_golden(capsys, *npy_args(tmp_path, tmp_path / "dangling.npy"))
     assert (status, err) == (0, "")
     assert (tmp_path / "dangling.npy").is_symlink()
     assert_same(np.load(tmp_path / "new.npy"), HALF_RESULT)
     (tmp_path / "chain.npy").symlink_to(tmp_path / "dangling.npy")
     np.save(tmp_path / "new.npy", np.zeros(1))
-    assert _golden(capsys, *npy_args(tmp_path, tmp_path / "chain.npy"))[0] == 0
+    assert run_golden(capsys, *npy_args(tmp_path, tmp_path / "chain.npy"))[0] == 0
     assert (tmp_path / "chain.npy").is_symlink() and (tmp_path / "dangling.npy").is_symlink()
     assert_same(np.load(tmp_path / "new.npy"), HALF_RESULT)
     (tmp_path / "loop.npy").symlink_to(tmp_path / "loop.npy")
-    status, _, err = _golden(capsys, *npy_args(tmp_path, tmp_path / "loop.npy"))
+    status, _, err = run_golden(capsys, *npy_args(tmp_path, tmp_path / "loop.npy"))
     one_line_error(status, err, "--out: cannot use", "loop.npy")
     assert (tmp_path / "loop.npy").is_symlink()
 
@@ -56,7 +51,7 @@ def test_dangling_and_chained_symlinks(tmp_path, capsys):
 def test_a_fifo_out_is_refused_and_left_alone(tmp_path, capsys):
     fifo = tmp_path / "r.bin"
     os.mkfifo(fifo)
-    status, _, err = _golden(capsys, *npy_args(tmp_path, fifo))
+    status, _, err = run_golden(capsys, *npy_args(tmp_path, fifo))
     one_line_error(status, err, "r.bin is a FIFO (named pipe), not a regular file")
     assert stat_mode(fifo, os.stat) == "fifo"
     assert tmp_files(tmp_path) == []
@@ -90,7 +85,7 @@ def test_a_device_out_is_refused_and_left_alone(tmp_path, capsys):
     system; the command refuses before it computes anything."""
     device = _null_device(tmp_path)
     before = os.stat(device)
-    status, _, err = _golden(capsys, *npy_args(tmp_path, device))
+    status, _, err = run_golden(capsys, *npy_args(tmp_path, device))
     one_line_error(status, err, f"{device} is a character device, not a regular file")
     after = os.lstat(device)
     assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev
@@ -99,9 +94,9 @@ def test_a_device_out_is_refused_and_left_alone(tmp_path, capsys):
 
 def test_a_directory_or_a_folder_name_is_refused(tmp_path, capsys):
     (tmp_path / "d.npy").mkdir()
-    status, _, err = _golden(capsys, *npy_args(tmp_path, tmp_path / "d.npy"))
+    status, _, err = run_golden(capsys, *npy_args(tmp_path, tmp_path / "d.npy"))
     one_line_error(status, err, "is a directory, not a regular file")
-    status, _, err = _golden(capsys, *npy_args(tmp_path, str(tmp_path / "new") + os.sep))
+    status, _, err = run_golden(capsys, *npy_args(tmp_path, str(tmp_path / "new") + os.sep))
     one_line_error(status, err, "names no file")
     assert not (tmp_path / "new").exists()
 
@@ -112,7 +107,7 @@ def test_an_existing_file_keeps_its_mode(tmp_path, capsys, mode):
     out = tmp_path / "r.npy"
     np.save(out, np.zeros(1))
     os.chmod(out, mode)
-    assert _golden(capsys, *npy_args(tmp_path, out))[0] == 0
+    assert run_golden(capsys, *npy_args(tmp_path, out))[0] == 0
     assert out.stat().st_mode & 0o7777 == mode
     assert_same(np.load(out), HALF_RESULT)
 
@@ -124,7 +119,7 @@ def test_an_existing_file_keeps_its_owner_and_group(tmp_path, capsys):
     np.save(out, np.zeros(1))
     os.chown(out, 12345, 23456)
     os.chmod(out, 0o2640)     # set-gid kept too: chown happens before chmod
-    assert _golden(capsys, *npy_args(tmp_path, out))[0] == 0
+    assert run_golden(capsys, *npy_args(tmp_path, out))[0] == 0
     st = out.stat()
     assert (st.st_uid, st.st_gid, st.st_mode & 0o7777) == (12345, 23456, 0o2640)
 
@@ -138,7 +133,7 @@ def test_a_file_we_may_not_write_is_refused(tmp_path, capsys, monkeypatch):
     real_access = os.access
     monkeypatch.setattr(atomic.os, "access",
                         lambda p, m: False if m == os.W_OK else real_access(p, m))
-    status, _, err = _golden(capsys, *npy_args(tmp_path, out))
+    status, _, err = run_golden(capsys, *npy_args(tmp_path, out))
     one_line_error(status, err, "r.npy is not writable")
     assert out.read_bytes() == previous
 
@@ -150,7 +145,7 @@ def test_a_hard_link_keeps_the_old_contents(tmp_path, capsys):
     np.save(out, np.zeros(1))
     os.link(out, other)
     old = out.read_bytes()
-    assert _golden(capsys, *npy_args(tmp_path, out))[0] == 0
+    assert run_golden(capsys, *npy_args(tmp_path, out))[0] == 0
     assert_same(np.load(out), HALF_RESULT)
     assert other.read_bytes() == old
     assert out.stat().st_nlink == other.stat().st_nlink == 1
@@ -168,7 +163,7 @@ def test_out_replaced_by_a_fifo_while_writing_is_left_alone(tmp_path, capsys, mo
         real_save(f, arr, **kwargs)
     args = npy_args(tmp_path, out)
     monkeypatch.setattr(np, "save", swap_then_save)  # numpy's own save
-    status, _, err = _golden(capsys, *args)
+    status, _, err = run_golden(capsys, *args)
     one_line_error(status, err, "changed while the result was written")
     assert stat_mode(out) == "fifo" and tmp_files(tmp_path) == []
 

@@ -19,16 +19,12 @@ from golden_support import (
     TTK_KERNEL,
     files,
     kernel_formula,
-    run,
     run_command,
+    run_golden,
 )
-from helpers import BF16, assert_same
+from helpers import BF16, BY_NAME, assert_same
 
 LARGEST = [8, 239, 42, 2048]
-
-
-def _golden(capsys, *args):
-    return run(capsys, "golden", *args)
 
 
 def _shrunk_atk(folder):
@@ -43,9 +39,8 @@ def _shrunk_atk(folder):
     return path
 
 
-def _read(folder, entry, fmt):
-    return ArrayFile(folder / entry["file"], entry["name"], np.dtype(BF16)
-                     if entry["dtype"] == "bfloat16" else np.dtype(entry["dtype"]),
+def _read(folder, entry):
+    return ArrayFile(folder / entry["file"], entry["name"], BY_NAME[entry["dtype"]],
                      tuple(entry["shape"])).read()
 
 
@@ -69,14 +64,13 @@ def _check_folder(folder, expected_golden):
     bit-equal (NaN positions included) to ``expected_golden(case, inputs)``."""
     manifest = json.loads((folder / "manifest.json").read_text())
     for case in manifest["cases"]:
-        fmt = case["format"]
         inputs = {}
         for inp in case["inputs"]:
-            values = _read(folder, inp, fmt)
+            values = _read(folder, inp)
             _check_range(values, inp["range"], f"{case['name']} {inp['name']}")
             inputs[inp["name"]] = values
         golden = _read(folder, {"file": case["golden"], "name": "golden",
-                                "dtype": case["dtype"], "shape": case["shape"]}, fmt)
+                                "dtype": case["dtype"], "shape": case["shape"]})
         assert_same(golden, expected_golden(case, inputs), case["name"])
     return manifest
 
@@ -88,7 +82,7 @@ def _kernel_golden(case, inputs):
 
 
 def golden_dtype(case):
-    return BF16 if case["dtype"] == "bfloat16" else np.dtype(case["dtype"])
+    return BY_NAME[case["dtype"]]
 
 
 # --- the case files ---------------------------------------------------------------
@@ -108,7 +102,7 @@ def test_the_atk_file_has_ops_nns_204_cases():
 
 
 def test_golden_cases_writes_every_atk_case(tmp_path, capsys):
-    status, out, err = _golden(capsys, "--cases", _shrunk_atk(tmp_path), "--out-dir",
+    status, out, err = run_golden(capsys, "--cases", _shrunk_atk(tmp_path), "--out-dir",
                                tmp_path / "out")
     assert (status, err) == (0, "")
     lines = out.splitlines()
@@ -132,7 +126,7 @@ def test_golden_cases_on_the_full_atk_file(tmp_path):
 
 
 def test_the_kernel_csv_gives_y_then_dy(tmp_path, capsys):
-    status, _, err = _golden(capsys, "--cases", TTK_KERNEL, "--out-dir", tmp_path)
+    status, _, err = run_golden(capsys, "--cases", TTK_KERNEL, "--out-dir", tmp_path)
     assert (status, err) == (0, "")
     manifest = _check_folder(tmp_path, _kernel_golden)
     assert [c["name"] for c in manifest["cases"]][:2] == ["SigmoidGrad_bfloat16_ND_fuzz_67",
@@ -144,7 +138,7 @@ def test_the_kernel_csv_gives_y_then_dy(tmp_path, capsys):
 
 
 def test_the_aclnn_csv(tmp_path, capsys):
-    status, _, err = _golden(capsys, "--cases", TTK_ACLNN, "--out-dir", tmp_path,
+    status, _, err = run_golden(capsys, "--cases", TTK_ACLNN, "--out-dir", tmp_path,
                              "--format", "npy")
     assert (status, err) == (0, "")
 
@@ -177,7 +171,7 @@ def test_a_rerun_gives_the_same_bits_and_the_seed_changes_them(tmp_path):
 
 
 @pytest.mark.parametrize("fmt", ["bin", "npy"])
-def test_chunks_give_the_bits_of_one_piece(tmp_path, monkeypatch, fmt):
+def test_chunks_give_the_bits_of_one_piece(tmp_path, fmt):
     from sigmoid_backward.golden import _generate
     case = next(c for c in cases(TTK_KERNEL) if c.dtype == np.float32)
     whole = _generate.generate_case(case, tmp_path, fmt, chunk=1 << 30)

@@ -12,7 +12,7 @@ import sigmoid_backward.golden._cli_golden as golden
 from sigmoid_backward import sigmoid_backward as sb
 from sigmoid_backward.__main__ import main
 
-from golden_support import files, npy_args, one_line_error, run, run_command, tmp_files
+from golden_support import files, npy_args, one_line_error, run_command, run_golden, tmp_files
 from helpers import BF16, BY_NAME, assert_same
 
 RNG = np.random.default_rng(5)
@@ -25,10 +25,6 @@ def _values(shape, dtype):
     return real.astype(dtype)
 
 
-def _golden(capsys, *args):
-    return run(capsys, "golden", *args)
-
-
 # --- results --------------------------------------------------------------
 
 @pytest.mark.parametrize("name", BY_NAME)
@@ -36,7 +32,7 @@ def test_bin_files_for_every_dtype(tmp_path, capsys, name):
     g, y = _values((2, 3, 4), BY_NAME[name]), _values((2, 3, 4), BY_NAME[name])
     g.tofile(tmp_path / "g.bin")
     y.tofile(tmp_path / "y.bin")
-    status, out, err = _golden(capsys, "--grad-output", tmp_path / "g.bin", "--output",
+    status, out, err = run_golden(capsys, "--grad-output", tmp_path / "g.bin", "--output",
                                tmp_path / "y.bin", "--out", tmp_path / "r.bin",
                                "--dtype", name, "--shape", "2,3,4")
     assert (status, err) == (0, "")
@@ -50,7 +46,7 @@ def test_npy_files_for_every_dtype(tmp_path, capsys, name):
     g, y = _values((3, 1), BY_NAME[name]), _values((4,), BY_NAME[name])  # broadcasting
     np.save(tmp_path / "g.npy", g)
     np.save(tmp_path / "y.npy", y)
-    status, _, err = _golden(capsys, "--grad-output", tmp_path / "g.npy", "--output",
+    status, _, err = run_golden(capsys, "--grad-output", tmp_path / "g.npy", "--output",
                              tmp_path / "y.npy", "--out", tmp_path / "r.npy")
     assert (status, err) == (0, "")
     result = np.load(tmp_path / "r.npy")
@@ -62,9 +58,9 @@ def test_npy_files_for_every_dtype(tmp_path, capsys, name):
 def test_bfloat16_npy_round_trips_through_the_cli(tmp_path, capsys):
     g = _values((5,), BF16)
     np.save(tmp_path / "g.npy", g)
-    _golden(capsys, "--grad-output", tmp_path / "g.npy", "--output", tmp_path / "g.npy",
+    run_golden(capsys, "--grad-output", tmp_path / "g.npy", "--output", tmp_path / "g.npy",
             "--out", tmp_path / "r.npy")
-    status, _, err = _golden(capsys, "--grad-output", tmp_path / "r.npy", "--output",
+    status, _, err = run_golden(capsys, "--grad-output", tmp_path / "r.npy", "--output",
                              tmp_path / "g.npy", "--out", tmp_path / "r2.npy")
     assert (status, err) == (0, "")
     assert_same(np.load(tmp_path / "r2.npy").view(BF16), sb(sb(g, g), g))
@@ -74,10 +70,10 @@ def test_npy_inputs_promote_and_dtype_overrides(tmp_path, capsys):
     g, y = _values((4,), np.float16), _values((4,), BF16)
     np.save(tmp_path / "g.npy", g)
     np.save(tmp_path / "y.npy", y)
-    _golden(capsys, "--grad-output", tmp_path / "g.npy", "--output", tmp_path / "y.npy",
+    run_golden(capsys, "--grad-output", tmp_path / "g.npy", "--output", tmp_path / "y.npy",
             "--out", tmp_path / "r.npy")
     assert_same(np.load(tmp_path / "r.npy"), sb(g, y))  # float32 by the promotion table
-    _golden(capsys, "--grad-output", tmp_path / "g.npy", "--output", tmp_path / "y.npy",
+    run_golden(capsys, "--grad-output", tmp_path / "g.npy", "--output", tmp_path / "y.npy",
             "--out", tmp_path / "r64.npy", "--dtype", "fp64")
     assert_same(np.load(tmp_path / "r64.npy"), sb(g, y, dtype=np.float64))
 
@@ -86,7 +82,7 @@ def test_bin_without_shape_is_one_dimensional(tmp_path, capsys):
     g, y = _values((7,), np.float32), _values((7,), np.float32)
     g.tofile(tmp_path / "g.bin")
     y.tofile(tmp_path / "y.bin")
-    status, out, _ = _golden(capsys, "--grad-output", tmp_path / "g.bin", "--output",
+    status, out, _ = run_golden(capsys, "--grad-output", tmp_path / "g.bin", "--output",
                              tmp_path / "y.bin", "--out", tmp_path / "r.bin", "--dtype", "fp32")
     assert status == 0 and "shape 7" in out
     assert (tmp_path / "r.bin").read_bytes() == sb(g, y).tobytes()
@@ -96,23 +92,23 @@ def test_mixed_formats_and_output_format_follows_its_name(tmp_path, capsys):
     g, y = _values((2, 3), np.float32), _values((2, 3), np.float32)
     np.save(tmp_path / "g.npy", g)
     y.tofile(tmp_path / "y.bin")
-    status, _, err = _golden(capsys, "--grad-output", tmp_path / "g.npy", "--output",
+    status, _, err = run_golden(capsys, "--grad-output", tmp_path / "g.npy", "--output",
                              tmp_path / "y.bin", "--out", tmp_path / "r.bin",
                              "--dtype", "float32", "--shape", "2,3")
     assert (status, err) == (0, "")
     assert (tmp_path / "r.bin").read_bytes() == sb(g, y).tobytes()
-    _golden(capsys, "--grad-output", tmp_path / "g.npy", "--output", tmp_path / "g.npy",
+    run_golden(capsys, "--grad-output", tmp_path / "g.npy", "--output", tmp_path / "g.npy",
             "--out", tmp_path / "r.npy")
     assert_same(np.load(tmp_path / "r.npy"), sb(g, g))
 
 
 def test_zero_d_and_empty(tmp_path, capsys):
     np.save(tmp_path / "s.npy", np.float64(0.25))
-    assert _golden(capsys, "--grad-output", tmp_path / "s.npy", "--output",
+    assert run_golden(capsys, "--grad-output", tmp_path / "s.npy", "--output",
                    tmp_path / "s.npy", "--out", tmp_path / "r.npy")[0] == 0
     assert_same(np.load(tmp_path / "r.npy"), np.array(0.25 * 0.75 * 0.25))
     (tmp_path / "e.bin").write_bytes(b"")
-    assert _golden(capsys, "--grad-output", tmp_path / "e.bin", "--output",
+    assert run_golden(capsys, "--grad-output", tmp_path / "e.bin", "--output",
                    tmp_path / "e.bin", "--out", tmp_path / "r.bin", "--dtype", "float16",
                    "--shape", "0,3")[0] == 0
     assert (tmp_path / "r.bin").read_bytes() == b""
@@ -120,7 +116,7 @@ def test_zero_d_and_empty(tmp_path, capsys):
 
 def test_output_file_gets_the_usual_permissions(tmp_path, capsys):
     np.save(tmp_path / "g.npy", np.ones(2))
-    _golden(capsys, "--grad-output", tmp_path / "g.npy", "--output", tmp_path / "g.npy",
+    run_golden(capsys, "--grad-output", tmp_path / "g.npy", "--output", tmp_path / "g.npy",
             "--out", tmp_path / "r.npy")
     umask = os.umask(0)
     os.umask(umask)
@@ -203,7 +199,7 @@ def test_errors_are_one_line_and_leave_the_output_alone(tmp_path, capsys, monkey
 
 def test_out_in_a_missing_folder(tmp_path, capsys):
     _inputs(tmp_path)
-    status, _, err = _golden(capsys, "--grad-output", tmp_path / "g.npy", "--output",
+    status, _, err = run_golden(capsys, "--grad-output", tmp_path / "g.npy", "--output",
                              tmp_path / "g.npy", "--out", tmp_path / "no" / "r.npy")
     assert status == 1 and "--out: cannot write in" in err
 
@@ -221,7 +217,7 @@ def test_failed_write_keeps_the_previous_file(tmp_path, capsys, monkeypatch, fai
         raise failure
 
     monkeypatch.setattr(golden.np, "save", save_half_then_fail)
-    status, _, err = _golden(capsys, "--grad-output", tmp_path / "g.npy", "--output",
+    status, _, err = run_golden(capsys, "--grad-output", tmp_path / "g.npy", "--output",
                              tmp_path / "g.npy", "--out", tmp_path / "r.npy")
     assert status == (1 if isinstance(failure, OSError) else 130)
     assert "No space left on device" in err or "interrupted" in err
@@ -272,7 +268,7 @@ def test_an_npz_archive_under_a_npy_name(tmp_path, capsys):
     np.savez(tmp_path / "z", a=np.ones(3))
     os.rename(tmp_path / "z.npz", tmp_path / "z.npy")
     np.save(tmp_path / "g.npy", np.ones(3))
-    status, _, err = _golden(capsys, "--grad-output", tmp_path / "z.npy", "--output",
+    status, _, err = run_golden(capsys, "--grad-output", tmp_path / "z.npy", "--output",
                              tmp_path / "g.npy", "--out", tmp_path / "r.npy")
     one_line_error(status, err, "z.npy is an .npz archive", "not a .npy file")
     assert not (tmp_path / "r.npy").exists()
@@ -283,7 +279,7 @@ def test_an_npz_archive_under_a_npy_name(tmp_path, capsys):
 def test_a_huge_shape_in_a_npy_header(tmp_path, capsys, shape):
     _npy_with_header(tmp_path / "huge.npy", shape)
     np.save(tmp_path / "g.npy", np.ones(3, np.float32))
-    status, _, err = _golden(capsys, "--grad-output", tmp_path / "huge.npy", "--output",
+    status, _, err = run_golden(capsys, "--grad-output", tmp_path / "huge.npy", "--output",
                              tmp_path / "g.npy", "--out", tmp_path / "r.npy")
     one_line_error(status, err, "huge.npy is not a readable .npy file")
 
@@ -294,7 +290,7 @@ def test_a_huge_shape_in_a_npy_header(tmp_path, capsys, shape):
 def test_a_huge_or_65_dim_shape(tmp_path, capsys, shape):
     data = b"" if "0" in shape.split(",")[0] else np.ones(1, np.float32).tobytes()
     (tmp_path / "g.bin").write_bytes(data)
-    status, _, err = _golden(capsys, "--grad-output", tmp_path / "g.bin", "--output",
+    status, _, err = run_golden(capsys, "--grad-output", tmp_path / "g.bin", "--output",
                              tmp_path / "g.bin", "--out", tmp_path / "r.bin",
                              "--dtype", "float32", "--shape", shape)
     one_line_error(status, err)
@@ -308,7 +304,7 @@ def test_many_dims_give_a_result_or_one_line(tmp_path, capsys, ndim):
     g = np.full((1,) * (ndim - 1) + (2,), 0.5, np.float32)
     g.tofile(tmp_path / "g.bin")
     shape = ",".join(map(str, g.shape))
-    status, _, err = _golden(capsys, "--grad-output", tmp_path / "g.bin", "--output",
+    status, _, err = run_golden(capsys, "--grad-output", tmp_path / "g.bin", "--output",
                              tmp_path / "g.bin", "--out", tmp_path / "r.bin",
                              "--dtype", "float32", "--shape", shape)
     if status == 0:
@@ -326,6 +322,6 @@ def test_any_failure_of_the_computation_is_one_line(tmp_path, capsys, monkeypatc
     def failing(*args, **kwargs):
         raise error
     monkeypatch.setattr(golden, "sigmoid_backward", failing)
-    status, _, err = _golden(capsys, *npy_args(tmp_path, tmp_path / "r.npy"))
+    status, _, err = run_golden(capsys, *npy_args(tmp_path, tmp_path / "r.npy"))
     one_line_error(status, err)
     assert not (tmp_path / "r.npy").exists() and tmp_files(tmp_path) == []
