@@ -7,6 +7,8 @@ subnormal 1, infinity one past the largest finite value; negative values
 mirror positive ones.  Two values are then ``|ordinal(a) - ordinal(b)|``
 ULPs apart, whatever their exponents.
 """
+import math
+
 import numpy as np
 
 _UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -80,3 +82,8 @@ def inner_bounds(dtype, lo, hi):
     if float(high) > hi:
         high = _step(high, dtype, -1)
     return (low, high) if float(low) <= float(high) else None
+
+
+def number_json(x):
+    """A float as JSON can carry it: itself, or "nan", "inf", "-inf"."""
+    return x if math.isfinite(x) else {math.inf: "inf", -math.inf: "-inf"}.get(x, "nan")

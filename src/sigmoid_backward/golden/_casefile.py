@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._ufunc import ufunc
-from ._bits import inner_bounds, real_part_dtype
+from ._bits import inner_bounds, number_json, real_part_dtype
 from ._dtype_names import choices, lookup, name_of
 from ._errors import CaseFileError
 
@@ -54,7 +54,7 @@ class Input:
     range: tuple
 
     def as_json(self):
-        values = [_number_json(v) for v in self.range]
+        values = [number_json(v) for v in self.range]
         return {"dtype": name_of(self.dtype), "shape": list(self.shape), "range": values}
 
 
@@ -75,10 +75,6 @@ class Case:
     @property
     def size(self):
         return math.prod(self.shape)
-
-
-def _number_json(v):
-    return v if math.isfinite(v) else {math.inf: "inf", -math.inf: "-inf"}.get(v, "nan")
 
 
 def cases(path):

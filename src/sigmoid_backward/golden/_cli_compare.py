@@ -21,7 +21,7 @@ import sys
 
 from .._atomic_write import Signals, Terminated, WriteError, replace_file
 from ._args import dtype_arg, shape_arg
-from ._compare import CHUNK, compare_chunks, standard_named
+from ._compare import CHUNK, compare_chunks
 from ._dtype_names import choices, lookup
 from ._errors import GoldenError
 from ._files import ArrayFile, is_npy
@@ -113,7 +113,6 @@ def _manifest_pairs(manifest, actual_dir):
 
 def run(args):
     """Compare every case; return the results."""
-    standard_named(args.standard)
     if args.manifest is not None:
         todo = _manifest_pairs(args.manifest, args.actual_dir)
     else:

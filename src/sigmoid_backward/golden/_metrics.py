@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ._bits import parts, ulp_distance
+from ._bits import number_json, parts, ulp_distance
 
 MERE_EPS = 1e-7  # opbase's small value in |golden| + 1e-7
 
@@ -34,24 +34,25 @@ class Chunk:
         self.dtype, self.start, self.size = actual.dtype, start, actual.size
         pa, pg = parts(actual), parts(golden)
         uint = f"u{pa.itemsize}"
-        self.where = np.flatnonzero(_any(pa.view(uint) != pg.view(uint)))
+        differ = pa.view(uint) != pg.view(uint)   # per part
+        self.where = np.flatnonzero(_any(differ))
         if self.where.size < self.size:  # else all differ: no copy
             actual, golden = actual[self.where], golden[self.where]
-            pa, pg = pa[self.where], pg[self.where]
+            pa, pg, differ = pa[self.where], pg[self.where], differ[self.where]
         self.actual, self.golden = actual, golden
+        self._relative = {}
         with np.errstate(all="ignore"):  # inf - inf and the like: values, not errors
-            self._measure(pa, pg)
+            self._measure(pa, pg, differ)
         self.exact_count = self.size - self.where.size + int(self.nan_only.sum())
 
-    def _measure(self, pa, pg):
+    def _measure(self, pa, pg, differ):
         a, g = pa.astype(np.float64), pg.astype(np.float64)
         fa, fg = np.isfinite(a), np.isfinite(g)
         both = fa & fg
         nan_a, nan_g = np.isnan(a), np.isnan(g)
         agree = (nan_a & nan_g) | (~nan_a & ~nan_g & (a == g))
         # Bits differ only in NaN payloads or signs: equal, as NaN equals NaN.
-        same_bits = pa.view(f"u{pa.itemsize}") == pg.view(f"u{pg.itemsize}")
-        self.nan_only = _all(same_bits | (nan_a & nan_g))
+        self.nan_only = _all(~differ | (nan_a & nan_g))
         self.bad = _any(~both & ~agree)
         self.regular = _all(both)
         self.diff = np.where(both, a - g, 0.0)
@@ -67,10 +68,15 @@ class Chunk:
         self.ulp[self.bad] = 0
 
     def relative(self, eps):
-        """``err / (|golden| + eps)``, 0 where the error is 0."""
-        with np.errstate(divide="ignore", invalid="ignore"):
-            rel = self.err / (self.abs_golden + eps)
-        rel[self.err == 0] = 0.0
+        """``err / (|golden| + eps)``, 0 where the error is 0; once per ``eps``
+        (the tally and the MERE/MARE standard both ask).  Read-only."""
+        rel = self._relative.get(eps)
+        if rel is None:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                rel = self.err / (self.abs_golden + eps)
+            rel[self.err == 0] = 0.0
+            rel.flags.writeable = False
+            self._relative[eps] = rel
         return rel
 
 
@@ -95,13 +101,9 @@ def _modulus(p):
 def _python(value):
     """A NumPy scalar as JSON can carry it: a float, [re, im] for complex,
     and "nan", "inf", "-inf" as strings."""
-    def one(x):
-        x = float(x)
-        return x if math.isfinite(x) else ("nan" if math.isnan(x) else
-                                           ("inf" if x > 0 else "-inf"))
     if np.iscomplexobj(value):
-        return [one(value.real), one(value.imag)]
-    return one(value)
+        return [number_json(float(value.real)), number_json(float(value.imag))]
+    return number_json(float(value))
 
 
 class Tally:
