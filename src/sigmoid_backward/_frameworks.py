@@ -108,16 +108,19 @@ def call(grad_output, output, out, function, options):
 
 def _plain_tensors(g, y, compute):
     """The common case in fewer steps: two CPU tensors of a dtype NumPy has,
-    without autograd history or lazy bits, and no out=, are their
-    ``.numpy()`` views (which refuse every other tensor: then
-    NotImplemented)."""
+    without lazy bits, and no out=, are their ``.numpy()`` views, detached
+    first when they require grad (which the op's inputs do below autograd).
+    ``.numpy()`` refuses every other tensor: then NotImplemented."""
     torch = sys.modules.get("torch")
     if torch is None or g.dtype is torch.bfloat16 or y.dtype is torch.bfloat16:
         return NotImplemented
     try:
         g_view, y_view = g.numpy(), y.numpy()
     except (TypeError, RuntimeError):
-        return NotImplemented
+        try:   # autograd history: the same memory, detached
+            g_view, y_view = g.detach().numpy(), y.detach().numpy()
+        except (TypeError, RuntimeError):
+            return NotImplemented
     result = compute(g_view, y_view, None)
     if type(result) is np.ndarray:
         return torch.from_numpy(result)
