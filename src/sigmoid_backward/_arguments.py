@@ -41,6 +41,12 @@ def _is_raw_bytes(x):
         return False
 
 
+def _refuse_raw_bytes(x, name):
+    if _is_raw_bytes(x):
+        raise TypeError(f"{name}: a {type(x).__name__} holds raw bytes, not numbers of a "
+                        f"dtype; wrap it as np.frombuffer({name}, dtype=...)")
+
+
 def check_input(x, name):
     """Refuse, naming ``name``, what NumPy would read wrongly or late."""
     if type(x) is int:
@@ -49,9 +55,8 @@ def check_input(x, name):
         except OverflowError:
             raise OverflowError(f"{name}: the Python int does not fit in float64 "
                                 f"({x.bit_length()} bits)") from None
-    elif _is_raw_bytes(x):
-        raise TypeError(f"{name}: a {type(x).__name__} holds raw bytes, not numbers of a "
-                        f"dtype; wrap it as np.frombuffer({name}, dtype=...)")
+    else:
+        _refuse_raw_bytes(x, name)
 
 
 def _buffer_out(o):
@@ -60,9 +65,7 @@ def _buffer_out(o):
     ndarray over its memory."""
     if o is None or type(o) is np.ndarray or hasattr(type(o), "__array_ufunc__"):
         return o
-    if _is_raw_bytes(o):
-        raise TypeError(f"out: a {type(o).__name__} holds raw bytes, not numbers of a dtype; "
-                        f"wrap it as np.frombuffer(out, dtype=...)")
+    _refuse_raw_bytes(o, "out")
     try:
         view = memoryview(o)
     except TypeError:

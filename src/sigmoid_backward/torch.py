@@ -46,8 +46,7 @@ def _cpu(grad_output, output):
         grad_output = grad_output.to(dtype)
     if output.dtype != dtype:
         output = output.to(dtype)
-    result = _function(grad_output, output)
-    return result if result.is_contiguous() else result.contiguous()
+    return _function(grad_output, output).contiguous()   # the tensor itself when it is
 
 
 @torch.library.register_fake("sigmoid_backward::sigmoid_backward")
