@@ -39,6 +39,14 @@ def import_framework(name):
     return pytest.importorskip(name)
 
 
+def tensor_values(t):
+    """A PyTorch tensor's values as an ndarray over its memory (bfloat16
+    through its bits; autograd history dropped)."""
+    torch = sys.modules["torch"]
+    t = t.detach()
+    return t.view(torch.int16).numpy().view(BF16) if t.dtype == torch.bfloat16 else t.numpy()
+
+
 # ---- comparing ---------------------------------------------------------------
 
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}

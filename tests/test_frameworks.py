@@ -12,7 +12,7 @@ import pytest
 
 from sigmoid_backward import sigmoid_backward as sb
 
-from helpers import ALL_DTYPES, BF16, assert_same, import_framework, random_array
+from helpers import ALL_DTYPES, BF16, assert_same, import_framework, random_array, tensor_values
 from hostile import ArrayImpl, Tensor, ndarray
 
 # --- PyTorch ---------------------------------------------------------------
@@ -30,13 +30,6 @@ def _tensor(torch, a):
     return torch.from_numpy(a)
 
 
-def _values(torch, t):
-    """The tensor's values as an ndarray (bfloat16 through its bits)."""
-    if t.dtype == torch.bfloat16:
-        return t.view(torch.int16).numpy().view(BF16)
-    return t.numpy()
-
-
 def _pair(dtype, shape=(3, 5)):
     rng = np.random.default_rng(11)
     return random_array(rng, shape, dtype), random_array(rng, shape, dtype, scale=1.0)
@@ -48,7 +41,7 @@ def test_torch_tensors_give_a_tensor_of_the_compute_dtype(torch, dtype):
     result = sb(_tensor(torch, g), _tensor(torch, y))
     assert type(result) is torch.Tensor
     assert result.dtype == getattr(torch, dtype.name) and result.shape == g.shape
-    assert_same(_values(torch, result), sb(g, y))
+    assert_same(tensor_values(result), sb(g, y))
 
 
 def test_torch_result_shares_memory_with_the_numpy_result(torch, monkeypatch):
@@ -85,8 +78,8 @@ def test_torch_inputs_needing_care_are_read_right_and_left_alone(torch):
     assert_same(sb(base.conj(), 0.5).numpy(), sb(np.conj(base.numpy()), 0.5))
     assert_same(sb(base._neg_view(), 0.5).numpy(), sb(-base.numpy(), 0.5))
     strided = torch.arange(24, dtype=torch.bfloat16).reshape(4, 6).t()[::2]
-    assert_same(_values(torch, sb(strided, 0.5)),
-                sb(_values(torch, strided.contiguous()), 0.5))
+    assert_same(tensor_values(sb(strided, 0.5)),
+                sb(tensor_values(strided.contiguous()), 0.5))
 
 
 def test_torch_options_apply(torch):
@@ -104,10 +97,10 @@ def test_torch_out_tensor_is_written_and_returned(torch, dtype):
     for out in (torch.empty(g.shape, dtype=getattr(torch, dtype.name)),
                 torch.empty(g.shape[::-1], dtype=getattr(torch, dtype.name)).t()):  # strided
         assert sb(_tensor(torch, g), _tensor(torch, y), out=out) is out
-        assert_same(_values(torch, out.contiguous()), sb(g, y))
+        assert_same(tensor_values(out.contiguous()), sb(g, y))
     out = torch.empty(g.shape, dtype=getattr(torch, dtype.name))
     assert sb(g, y, out=(out,)) is out   # NumPy inputs, a tuple of one
-    assert_same(_values(torch, out), sb(g, y))
+    assert_same(tensor_values(out), sb(g, y))
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
@@ -160,7 +153,6 @@ def test_torch_bad_shapes_raise_as_for_arrays(torch):
     with pytest.raises(ValueError, match="could not be broadcast"):
         sb(torch.ones(3), 0.5, out=out)
     assert not out.any()
-
 
 
 def test_torch_other_devices_are_refused_without_a_copy(torch):

@@ -6,7 +6,7 @@ import pytest
 
 from sigmoid_backward import sigmoid_backward as function
 
-from helpers import BF16, assert_same, import_framework
+from helpers import BY_NAME, assert_same, import_framework, tensor_values
 
 torch = import_framework("torch")
 sbt = importlib.import_module("sigmoid_backward.torch")
@@ -14,13 +14,8 @@ sbt = importlib.import_module("sigmoid_backward.torch")
 # torch.compile's import of torch.jit warns; it is not ours to fix.
 pytestmark = pytest.mark.filterwarnings("ignore:`torch.jit.script_method` is deprecated")
 
-DTYPES = ["float16", "bfloat16", "float32", "float64", "complex64", "complex128"]
+DTYPES = list(BY_NAME)
 OP = torch.ops.sigmoid_backward.sigmoid_backward
-
-
-def _values(t):
-    t = t.detach()
-    return t.view(torch.int16).numpy().view(BF16) if t.dtype == torch.bfloat16 else t.numpy()
 
 
 def _pair(dtype, shape=(4, 5), requires_grad=False):
@@ -36,8 +31,8 @@ def test_op_computes_the_function(dtype):
     g, y = _pair(dtype)
     result = sbt.sigmoid_backward(g, y)
     assert type(result) is torch.Tensor and result.dtype == g.dtype and result.is_contiguous()
-    assert_same(_values(result), function(_values(g), _values(y)))
-    assert_same(_values(OP(g, y)), _values(result))
+    assert_same(tensor_values(result), function(tensor_values(g), tensor_values(y)))
+    assert_same(tensor_values(OP(g, y)), tensor_values(result))
 
 
 def test_op_broadcasts_promotes_as_pytorch_and_returns_contiguous():
@@ -97,7 +92,7 @@ def test_sigmoid_gradients_are_torch_sigmoids_bit_for_bit(dtype):
     assert torch.equal(ours, theirs)
     ours.backward(grad)
     theirs.backward(grad)
-    assert_same(_values(ours_x.grad), _values(theirs_x.grad))
+    assert_same(tensor_values(ours_x.grad), tensor_values(theirs_x.grad))
 
 
 def test_sigmoid_float16_gradient_is_the_function_rounded_once():
