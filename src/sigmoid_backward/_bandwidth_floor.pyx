@@ -9,7 +9,7 @@ compares the real kernel with.  It is not part of the library's API.
 """
 cimport numpy as cnp
 
-from sigmoid_backward import _kernels
+from sigmoid_backward._kernels cimport parallel_share_bytes
 
 cnp.import_array()
 
@@ -100,7 +100,6 @@ def bandwidth_floor(cnp.ndarray g not None, cnp.ndarray y not None,
         raise ValueError("bandwidth_floor: out is read-only")
     if nthreads < 1:
         raise ValueError(f"bandwidth_floor: nthreads must be >= 1, got {nthreads}")
-    cdef Py_ssize_t share = _kernels.thresholds()["parallel_share_bytes"]
     with nogil:
         sb_floor(<const char*>cnp.PyArray_DATA(g), <const char*>cnp.PyArray_DATA(y),
-                 <char*>cnp.PyArray_DATA(out), n, nthreads, share)
+                 <char*>cnp.PyArray_DATA(out), n, nthreads, parallel_share_bytes())

@@ -36,6 +36,9 @@ cpdef int resolve_threads(int requested) noexcept nogil
 # what it was set to.
 cpdef void set_call_threads(int n) noexcept nogil
 cpdef int call_threads() noexcept nogil
+# The parallel threshold in use: a thread's least share of a call's output,
+# in bytes (_thresholds.h); the bandwidth floor splits by it too.
+cdef Py_ssize_t parallel_share_bytes() noexcept nogil
 
 
 # Can the kernel use an array in place, in a call that writes ``out``?

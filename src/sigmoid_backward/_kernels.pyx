@@ -144,6 +144,10 @@ cpdef int call_threads() noexcept nogil:
     return sb_threads_call()
 
 
+cdef Py_ssize_t parallel_share_bytes() noexcept nogil:
+    return sb_parallel_share()
+
+
 def default_threads():
     """The default thread count (_threads.h): set_num_threads's value, else
     OpenMP's limit in the calling thread; 1 without OpenMP."""
