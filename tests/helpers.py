@@ -243,3 +243,12 @@ def installed_stubs(root):
         assert (installed / name).is_file(), f"{name} is not installed (meson.build)"
         (package / name).write_bytes((installed / name).read_bytes())
     return root / "stubs"
+
+
+# ---- the bench's tables --------------------------------------------------------
+
+def table_cell(header, row, column):
+    """The text of ``column`` in a row of a bench table: cells end under
+    their names."""
+    end = header.index(f" {column}") + 1 + len(column)
+    return row[end - 17:end].strip()

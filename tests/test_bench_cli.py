@@ -14,13 +14,9 @@ from sigmoid_backward import __main__ as cli
 from sigmoid_backward import _bench, _timing
 from sigmoid_backward._bandwidth_floor import bandwidth_floor
 
+from helpers import table_cell
+
 PEER_LIBRARIES = ("torch", "jax", "jaxlib", "numba", "numexpr")
-
-
-def cell(header, row, column):
-    """The text of ``column`` in a table row: cells end under their names."""
-    end = header.index(f" {column}") + 1 + len(column)
-    return row[end - 17:end].strip()
 
 
 def _run(capsys, *argv):
@@ -84,9 +80,10 @@ def test_peers_hook_adds_columns_after_the_floor(capsys):
     header = next(line for line in lines if line.startswith("dtype"))
     assert header.split()[4:] == ["floor", "copy", "never", "numpy", "np.add"]
     rows = {line.split()[0]: line for line in lines if line.startswith(("float32", "float64"))}
-    assert cell(header, rows["float32"], "copy").endswith("x")
-    assert cell(header, rows["float32"], "never") == "-"
-    assert cell(header, rows["float64"], "copy") == cell(header, rows["float64"], "never") == "-"
+    assert table_cell(header, rows["float32"], "copy").endswith("x")
+    assert table_cell(header, rows["float32"], "never") == "-"
+    assert (table_cell(header, rows["float64"], "copy")
+            == table_cell(header, rows["float64"], "never") == "-")
 
 
 def test_small_calls_table_has_a_ratio_per_case(capsys):

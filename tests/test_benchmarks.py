@@ -20,7 +20,7 @@ import pytest
 
 from sigmoid_backward import _timing, reference
 
-from helpers import assert_same
+from helpers import assert_same, table_cell
 
 BENCH_ROOT = pathlib.Path(__file__).resolve().parent.parent / "benchmarks"
 PEERS = ("torch", "jax", "numba", "numexpr")
@@ -221,12 +221,6 @@ def _compare():
     return module
 
 
-def _cell(header, row, column):
-    """The text of ``column`` in a table row: cells end under their names."""
-    end = header.index(f" {column}") + 1 + len(column)
-    return row[end - 17:end].strip()
-
-
 def _table(capsys, *argv):
     assert _compare().main(list(argv)) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -246,9 +240,9 @@ def test_compare_puts_the_peers_between_the_floor_and_numpy(monkeypatch, capsys)
     assert header.split()[4:] == ["floor", *PEERS, "numpy", "np.add"]
     for name in PEERS:
         assert f"{name} not installed" in lines[2]
-        assert _cell(header, rows["float64"], name) == "-"
+        assert table_cell(header, rows["float64"], name) == "-"
     for name in ("floor", "numpy", "np.add"):
-        assert _cell(header, rows["float64"], name).endswith("x")
+        assert table_cell(header, rows["float64"], name).endswith("x")
     assert any(line.startswith("small calls") for line in lines)
 
 
@@ -262,8 +256,8 @@ def test_compare_times_every_installed_peer(capsys):
     _, header, rows = _table(capsys, "--sizes", "100", "--dtypes", "float32", "bfloat16",
                              "--threads", "1", "--no-small-calls")
     for name in installed:
-        assert _cell(header, rows["float32"], name).endswith("x"), name
-        bf16 = _cell(header, rows["bfloat16"], name)
+        assert table_cell(header, rows["float32"], name).endswith("x"), name
+        bf16 = table_cell(header, rows["bfloat16"], name)
         if name in ("numba", "numexpr"):
             assert bf16 == "-", name
         else:
