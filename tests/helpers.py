@@ -5,6 +5,7 @@ import.  Objects whose export raises are in hostile.py."""
 import ctypes
 import importlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -252,3 +253,18 @@ def table_cell(header, row, column):
     their names."""
     end = header.index(f" {column}") + 1 + len(column)
     return row[end - 17:end].strip()
+
+
+# ---- NumPy's own words ------------------------------------------------------
+
+def numpy_refusal(call):
+    """What the installed NumPy raises when ``call(np.multiply)`` is made,
+    as (exception type, regex of its message with the ufunc's name made
+    ours): a test of a refusal that NumPy itself words asks NumPy at run
+    time instead of freezing today's text."""
+    try:
+        call(np.multiply)
+    except Exception as error:   # whichever NumPy raises is the expectation
+        message = str(error).replace("'multiply'", "'sigmoid_backward'")
+        return type(error), re.escape(message)
+    raise AssertionError("np.multiply accepted the call: nothing to compare with")

@@ -17,7 +17,7 @@ in its messages).  This module holds what the function adds:
   the call again;
 - complex results never cast to a bfloat16 ``out`` (the ufunc cannot refuse
   that itself: NumPy picks a loop without looking at ``out``'s dtype, and
-  ml_dtypes allows the cast under 'same_kind').
+  ml_dtypes allows the cast under 'unsafe', and under 'same_kind' before 0.7).
 """
 import mmap
 

@@ -39,7 +39,8 @@ def _native(dt):
 
 def _with_integers(floating, integer):
     """A compute dtype next to an integer or bool array: NumPy's promotion,
-    with float16 standing in for bfloat16 (ml_dtypes has no such rule)."""
+    with float16 standing in for bfloat16 (ml_dtypes before 0.7 has no such
+    rule, and 0.7 agrees with float16's)."""
     stand_in = F16 if floating == BF16 else floating
     dt = np.result_type(stand_in, integer)
     return floating if dt == stand_in else dt
