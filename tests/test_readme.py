@@ -86,7 +86,9 @@ CONSOLE, CONSOLE_IDS = _named("console")
 
 def _missing(code):
     imported = re.findall(r"^\s*(?:import|from)\s+(\w+)", code, re.M)
-    return [m for m in imported if m in OPTIONAL and importlib.util.find_spec(m) is None]
+    # dict.fromkeys: "import jax" and "import jax.numpy" need jax once.
+    return [m for m in dict.fromkeys(imported)
+            if m in OPTIONAL and importlib.util.find_spec(m) is None]
 
 
 def _skip_if_missing(code):
