@@ -2,8 +2,8 @@
 (the installed .pxd), compiled here with Cython and the C compiler, computes
 what the reference computes, bit for bit, without the GIL; and it refuses
 None, mismatched lengths, a negative thread count and an overlapping
-output, writing nothing.  The README's Cython snippet is compiled into the same
-extension, and runs as written.  Skips only when Cython (or setuptools, which drives the C
+output, writing nothing.  docs/usage.md's Cython snippet is compiled into the
+same extension, and runs as written.  Skips only when Cython (or setuptools, which drives the C
 compiler) is missing, or no C compiler works."""
 import importlib.resources
 import importlib.util
@@ -30,15 +30,15 @@ def {name}(const {c}[::1] g, const {c}[::1] y, {c}[::1] out, int num_threads):
         status = sigmoid_backward_{name}(g, y, out, num_threads)
     return status
 '''
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-README_SNIPPETS = re.findall(r"^```cython\n(.*?)^```", README, re.S | re.M)
+USAGE = (Path(__file__).resolve().parent.parent / "docs" / "usage.md").read_text()
+USAGE_SNIPPETS = re.findall(r"^```cython\n(.*?)^```", USAGE, re.S | re.M)
 SOURCE = ("# cython: language_level=3\n"
           "from libc.stdint cimport uint16_t\n"
           "from sigmoid_backward.cython_api cimport (\n"
           + "".join(f"    sigmoid_backward_{name},\n" for name, _ in FUNCTIONS.values())
           + ")\n"
           + "".join(WRAPPER.format(name=name, c=c) for name, c in FUNCTIONS.values())
-          + "\n# README.md\n" + "\n".join(README_SNIPPETS))
+          + "\n# docs/usage.md\n" + "\n".join(USAGE_SNIPPETS))
 C_PROBE = "int probe(void) { return 0; }\n"
 
 
@@ -111,8 +111,8 @@ def test_matches_the_reference_bit_for_bit(api, dtype, n):
     assert_same(out, reference.sigmoid_backward(g, y), f"{dtype} n={n}")
 
 
-def test_the_readme_snippet_runs(api):
-    assert len(README_SNIPPETS) == 1
+def test_the_usage_snippet_runs(api):
+    assert len(USAGE_SNIPPETS) == 1
     g, y = np.linspace(-3, 3, 101), np.linspace(0, 1, 101)
     out = np.empty(101)
     api.grad(g, y, out)

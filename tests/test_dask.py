@@ -112,7 +112,7 @@ def test_cluster_num_threads_and_the_ufunc(client):
 def test_dtype_follows_dask_as_for_any_ufunc(client):
     """Dask applies dtype= to a ufunc's result, after computing in the
     promoted dtype (np.multiply on Dask arrays does the same); the in-memory
-    ufunc computes in dtype.  The README says so."""
+    ufunc computes in dtype.  docs/dask.md says so."""
     g, dg = _operand((9, 4), (4, 4), "float32")
     y, dy = _operand((9, 4), (5, 2), "float16")
     for dtype in ("float64", BF16, "complex64"):

@@ -49,7 +49,7 @@ def test_the_worked_example_and_the_api_run_as_shown(tmp_path):
         assert got == expected, command
 
     api = _section("Python API")
-    code, printed = re.findall(r"```(?:python)?\n(.*?)```", api, re.S)[:2]
+    code, printed = re.findall(r"```(?:python|text)\n(.*?)```", api, re.S)[:2]
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                           text=True, timeout=300)
     assert (proc.stderr, proc.stdout) == ("", printed)
