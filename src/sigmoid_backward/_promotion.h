@@ -49,14 +49,16 @@ static PyArray_DTypeMeta *sb_kind_dtype(int kind)
     return dt;
 }
 
-/* "float32, float64, ...": the table's names, for messages. */
-static const char sb_supported_names[] =
-#define SB_KIND_LISTED(K, name, size, num, widen, round, xla) name ", "
+/* "float32, float64, ...": the table's names, for messages.  Each name
+ * follows ", ", and the list is read from its third character: a plain %s,
+ * as PyUnicode_FromFormat takes a precision from the arguments (%.*s) only
+ * from Python 3.12, and before prints "%.*s" itself. */
+static const char sb_supported_list[] =
+#define SB_KIND_LISTED(K, name, size, num, widen, round, xla) ", " name
     SB_DTYPES(SB_KIND_LISTED)
 #undef SB_KIND_LISTED
     ;
-#define SB_SUPPORTED "%.*s"
-#define SB_SUPPORTED_ARGS (int)(sizeof(sb_supported_names) - 3), sb_supported_names
+#define SB_SUPPORTED (sb_supported_list + 2)
 
 /* An input DType the promotion accepts (narrow dtypes already replaced by
  * float16): bool, integers, the compute dtypes, and Python scalars. */
@@ -115,9 +117,9 @@ static PyArray_DTypeMeta *sb_promote(PyArray_DTypeMeta *g, PyArray_DTypeMeta *y)
         if (!sb_is_input_dtype(in[i])) {
             PyErr_Format(PyExc_TypeError,
                 "sigmoid_backward: %s has dtype %s, which is not supported; "
-                "supported are " SB_SUPPORTED ", and bool or integer "
+                "supported are %s, and bool or integer "
                 "inputs (computed in float64)", names[i], sb_dtype_name(i ? y : g),
-                SB_SUPPORTED_ARGS);
+                SB_SUPPORTED);
             return NULL;
         }
     }
@@ -143,8 +145,8 @@ static PyArray_DTypeMeta *sb_promote(PyArray_DTypeMeta *g, PyArray_DTypeMeta *y)
     if (!sb_is_compute_dtype(chosen)) {
         PyErr_Format(PyExc_TypeError,
             "sigmoid_backward: grad_output (%s) and output (%s) promote to %s, "
-            "which is not supported; supported are " SB_SUPPORTED,
-            sb_dtype_name(g), sb_dtype_name(y), sb_dtype_name(chosen), SB_SUPPORTED_ARGS);
+            "which is not supported; supported are %s",
+            sb_dtype_name(g), sb_dtype_name(y), sb_dtype_name(chosen), SB_SUPPORTED);
         Py_DECREF(chosen);
         return NULL;
     }
@@ -163,8 +165,8 @@ static int sb_promoter(PyObject *NPY_UNUSED(ufunc),
     if (signature[2] != NULL) {
         if (!sb_is_compute_dtype(signature[2])) {
             PyErr_Format(PyExc_TypeError,
-                "sigmoid_backward: dtype=%S is not supported; choose one of " SB_SUPPORTED,
-                (PyObject *)signature[2]->singleton, SB_SUPPORTED_ARGS);
+                "sigmoid_backward: dtype=%S is not supported; choose one of %s",
+                (PyObject *)signature[2]->singleton, SB_SUPPORTED);
             return -1;
         }
         /* NumPy never casts complex to a real dtype under 'same_kind', but
