@@ -6,6 +6,7 @@ The fuzzing runs a short budget by default; ``python -m pytest --runslow``
 """
 import gc
 import os
+import re
 import sys
 
 import hypothesis.extra.numpy as hnp
@@ -360,6 +361,6 @@ def test_released_memoryview_and_objects():
     with pytest.raises(TypeError, match="^output: cannot read the buffer of a memoryview: "
                                         "operation forbidden on released memoryview"):
         sb(1.0, released_memoryview())
-    with pytest.raises(TypeError, match="^sigmoid_backward: grad_output has dtype "
-                                        "numpy.dtypes.ObjectDType, which is not supported"):
+    with pytest.raises(TypeError, match="^" + re.escape("sigmoid_backward: grad_output's dtype, "
+                                                        "dtype('O'), is not supported")):
         sb(np.array([1.0, None]), 1.0)

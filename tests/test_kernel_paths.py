@@ -4,6 +4,8 @@ threshold and block boundary, starts that are not 16- or 64-byte aligned;
 every 16-bit pattern and every pair of complex special values on every
 instruction set; and no fused multiply-add anywhere in the built module."""
 
+import re
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -167,6 +169,21 @@ def test_use_isa_names_and_errors(restore_kernel_settings):
     assert _kernels.use_isa(None) == isas[-1]
     assert _kernels.use_isa("portable") == "portable"
     assert _kernels.use_isa(None) == isas[-1]
+
+
+@pytest.mark.parametrize("tail", ["\x00junk", "\x00"])
+def test_use_isa_refuses_a_nul_character(restore_kernel_settings, tail):
+    """C reads a name up to its first NUL: 'portable\\x00junk' must not
+    select portable."""
+    best = _kernels.use_isa(None)
+    for isa in (*_kernels.available_isas(), ""):
+        name = isa + tail
+        with pytest.raises(ValueError, match=re.escape(f"isa {name!r} holds a NUL character")):
+            _kernels.use_isa(name)
+        with pytest.raises(ValueError, match="NUL character"):
+            with _kernels.settings(isa=name):
+                pass
+        assert _kernels.current_isa() == best
 
 
 def test_thresholds_get_set(restore_kernel_settings):

@@ -125,9 +125,9 @@ def refuse_complex_into_bfloat16(ufunc, g, y, out, dtype):
     except Exception:
         return   # the ufunc call reports it
     if compute.kind == "c":
-        raise TypeError(f"sigmoid_backward: the result is complex ({compute}), and a complex "
-                        f"value is never cast to out='s bfloat16; compute in complex and "
-                        f"take .real first")
+        raise TypeError(f"sigmoid_backward: the result is complex ({compute!r}), and a complex "
+                        f"value is never cast to out's dtype, {_dtypes.BFLOAT16!r}: compute "
+                        f"in complex and take .real first")
 
 
 def _needs_care(x):
@@ -137,13 +137,14 @@ def _needs_care(x):
                 or hasattr(type(x), "__array_ufunc__"))
 
 
-def after_failure(error, g, y):
-    """The inputs to call the ufunc with again, after ``error``.
+def after_failure(g, y):
+    """The inputs to call the ufunc with again, after a failed call.
 
     Raises the reason, naming the argument, when NumPy cannot make an array
     of an input and neither can a DLPack import; returns the inputs with
     DLPack producers imported (bfloat16 tensors, say) when that reads one
-    NumPy could not; else raises ``error`` itself."""
+    NumPy could not; else returns ``g`` and ``y`` themselves: the call's
+    error stands (_named_errors.py tells it)."""
     again = []
     for x, name in ((g, "grad_output"), (y, "output")):
         if _needs_care(x):
@@ -151,6 +152,4 @@ def after_failure(error, g, y):
             again.append(arr if hasattr(type(x), "__dlpack__") else x)
         else:
             again.append(x)
-    if again[0] is g and again[1] is y:
-        raise error
     return again

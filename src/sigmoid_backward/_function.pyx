@@ -19,7 +19,8 @@ What it adds (_arguments.py):
   (_inputs.py);
 - errors that name the argument: inputs NumPy cannot make an array of, a
   Python int beyond float64, raw bytes without a dtype, a complex result
-  into a bfloat16 ``out``.
+  into a bfloat16 ``out``; and NumPy's errors told with the arguments'
+  names, dtypes and shapes (_named_errors.py).
 """
 cimport numpy as cnp
 
@@ -28,7 +29,7 @@ from sigmoid_backward._kernels cimport (DIRECT, SB_MAX_THREADS, Kind, call_threa
 
 import numpy as np
 
-from . import _arguments, _dtypes, _frameworks, _threads
+from . import _arguments, _dtypes, _frameworks, _named_errors, _threads
 from ._ufunc import ufunc as _ufunc
 
 cnp.import_array()
@@ -230,8 +231,13 @@ def sigmoid_backward(grad_output, output, /, out=_NO_OUT, *, where=True,
             result = _ufunc(grad_output, output, **kwargs)
         except Exception as error:
             _arguments.name_a_refused_out(error, out)
-            g, y = _arguments.after_failure(error, grad_output, output)
-            result = _ufunc(g, y, **kwargs)
+            g, y = _arguments.after_failure(grad_output, output)
+            if g is grad_output and y is output:
+                raise _named_errors.told(error, g, y, kwargs)
+            try:
+                result = _ufunc(g, y, **kwargs)
+            except Exception as again:
+                raise _named_errors.told(again, g, y, kwargs)
     finally:
         set_call_threads(previous)
     if out is not None and kwargs["out"] is not out:

@@ -222,8 +222,9 @@ def use_isa(isa=None):
     None (the default at import) picks the best this CPU supports.
 
     Returns the name now in use.  Raises ValueError when the CPU (or the
-    build, off x86-64) cannot run ``isa``.  Every ISA gives the same values,
-    bit for bit (a NaN result's sign and payload may differ).
+    build, off x86-64) cannot run ``isa``, or when its name holds a NUL
+    character.  Every ISA gives the same values, bit for bit (a NaN
+    result's sign and payload may differ).
     """
     cdef bytes name
     cdef const char* chosen
@@ -231,6 +232,10 @@ def use_isa(isa=None):
         chosen = sb_select_isa(NULL)
     else:
         name = str(isa).encode()
+        # C reads the name up to its first NUL: 'avx2\x00junk' would be avx2.
+        if b"\0" in name:
+            raise ValueError(f"isa {isa!r} holds a NUL character, which no ISA's name has; "
+                             f"choose one of {', '.join(available_isas())}")
         chosen = sb_select_isa(name)
     if chosen == NULL:
         raise ValueError(f"isa {isa!r} is not available here; choose one of "

@@ -15,7 +15,7 @@
  * - an integer or bool result computes in float64, as a sigmoid's gradient
  *   is never an integer;
  * - anything else (strings, objects, long double...) is a TypeError naming
- *   the argument.
+ *   the argument and its dtype.
  *
  * dtype= fixes the loop: all three DTypes become it, and NumPy then checks
  * that the inputs cast to it under the call's casting rule.
@@ -49,14 +49,16 @@ static PyArray_DTypeMeta *sb_kind_dtype(int kind)
     return dt;
 }
 
-/* "float32, float64, ...": the table's names, for messages. */
-static const char sb_supported_names[] =
-#define SB_KIND_LISTED(K, name, size, num, widen, round, xla) name ", "
+/* "float32, float64, ...": the table's names, for messages.  Each name
+ * follows ", ", and the list is read from its third character: a plain %s,
+ * as PyUnicode_FromFormat takes a precision from the arguments (%.*s) only
+ * from Python 3.12, and before prints "%.*s" itself. */
+static const char sb_supported_list[] =
+#define SB_KIND_LISTED(K, name, size, num, widen, round, xla) ", " name
     SB_DTYPES(SB_KIND_LISTED)
 #undef SB_KIND_LISTED
     ;
-#define SB_SUPPORTED "%.*s"
-#define SB_SUPPORTED_ARGS (int)(sizeof(sb_supported_names) - 3), sb_supported_names
+#define SB_SUPPORTED (sb_supported_list + 2)
 
 /* An input DType the promotion accepts (narrow dtypes already replaced by
  * float16): bool, integers, the compute dtypes, and Python scalars. */
@@ -84,9 +86,25 @@ static int sb_is_complex(PyArray_DTypeMeta *dt)
             && dt->type_num >= NPY_CFLOAT && dt->type_num <= NPY_CLONGDOUBLE);
 }
 
-static const char *sb_dtype_name(PyArray_DTypeMeta *dt)
+/* A DType as a message shows it, as NumPy prints dtypes (new reference):
+ * its one dtype, dtype('O') or dtype(bfloat16); a Python complex as the
+ * complex128 NumPy makes of it.  The promoter sees DTypes, not the
+ * operands' dtypes, and a parametric DType (strings, datetimes, structured)
+ * has no one dtype: its class then, <class 'numpy.dtypes.StrDType'>, as
+ * NumPy's own ufuncs name it.  sigmoid_backward.sigmoid_backward knows the
+ * operands, and has the message name their dtypes (sb_refuse's known). */
+static PyObject *sb_shown_dtype(PyArray_DTypeMeta *dt)
 {
-    return ((PyTypeObject *)dt)->tp_name;
+    if (dt == &PyArray_PyComplexDType) {
+        PyArray_Descr *descr = PyArray_DescrFromType(NPY_CDOUBLE);
+        if (descr == NULL) return NULL;
+        PyObject *shown = PyObject_Repr((PyObject *)descr);
+        Py_DECREF(descr);
+        return shown;
+    }
+    if (dt->singleton != NULL && !(dt->flags & NPY_DT_PARAMETRIC))
+        return PyObject_Repr((PyObject *)dt->singleton);
+    return PyObject_Repr((PyObject *)dt);
 }
 
 /* A narrow dtype other than NumPy's float16 (ml_dtypes' bfloat16): its kind,
@@ -97,11 +115,76 @@ static int sb_foreign_narrow_kind(PyArray_DTypeMeta *dt)
     return kind >= 0 && sb_kind_is_narrow(kind) && dt != &PyArray_HalfDType ? kind : -1;
 }
 
+/* The inputs' names, and what a message shows of an operand's dtype (new
+ * reference): its own when the caller knows it, else its DType's. */
+static const char *const sb_input_names[2] = {"grad_output", "output"};
+
+static PyObject *sb_shown(PyArray_DTypeMeta *dt, PyObject *known)
+{
+    return known != NULL ? PyObject_Repr(known) : sb_shown_dtype(dt);
+}
+
+/* The promoter's refusals, in its order: -1 with a TypeError naming the
+ * argument and its dtype, or 0 when it takes these operands.
+ * dtypes: grad_output's, output's (NULL: not given) and dtype='s (NULL:
+ * none) DTypes; known: the same dtypes, when the caller knows them (the
+ * promoter does not; sigmoid_backward.sigmoid_backward does, through
+ * _ufunc.refuse), else NULLs. */
+static int sb_refuse(PyArray_DTypeMeta *const dtypes[3], PyObject *const known[3])
+{
+    PyArray_DTypeMeta *const dtype = dtypes[2];
+    /* dtype= selects a DType, never a size or unit (NumPy refuses 'U1'
+     * there): its one dtype is what was given, dtype('<U') included. */
+    PyObject *const given_dtype = known[2] != NULL || dtype == NULL
+        ? known[2] : (PyObject *)dtype->singleton;
+    PyObject *shown, *shown_dtype;
+    if (dtype != NULL && !sb_is_compute_dtype(dtype)) {
+        if ((shown_dtype = sb_shown(dtype, given_dtype)) == NULL) return -1;
+        PyErr_Format(PyExc_TypeError,
+            "sigmoid_backward: dtype=%U is not supported; choose one of %s",
+            shown_dtype, SB_SUPPORTED);
+        Py_DECREF(shown_dtype);
+        return -1;
+    }
+    for (int i = 0; i < 2; i++) {
+        if (dtypes[i] == NULL) continue;
+        if (dtype == NULL && !sb_is_input_dtype(dtypes[i])) {
+            if ((shown = sb_shown(dtypes[i], known[i])) == NULL) return -1;
+            PyErr_Format(PyExc_TypeError,
+                "sigmoid_backward: %s's dtype, %U, is not supported; supported are %s, "
+                "and bool or integer inputs (computed in float64)",
+                sb_input_names[i], shown, SB_SUPPORTED);
+            Py_DECREF(shown);
+            return -1;
+        }
+        /* NumPy never casts complex to a real dtype under 'same_kind', but
+         * ml_dtypes lets complex cast to its narrow dtypes, dropping the
+         * imaginary part, with no ComplexWarning: refused under every rule. */
+        if (dtype != NULL && sb_foreign_narrow_kind(dtype) >= 0 && sb_is_complex(dtypes[i])) {
+            if ((shown = sb_shown(dtypes[i], known[i])) == NULL) return -1;
+            if ((shown_dtype = sb_shown(dtype, given_dtype)) == NULL) {
+                Py_DECREF(shown);
+                return -1;
+            }
+            PyErr_Format(PyExc_TypeError,
+                "sigmoid_backward: %s's dtype, %U, is complex, and a complex value is "
+                "never cast to dtype=%U: compute in complex and take .real first",
+                sb_input_names[i], shown, shown_dtype);
+            Py_DECREF(shown);
+            Py_DECREF(shown_dtype);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* The compute DType of two input DTypes (new reference), or NULL with a
  * TypeError set. */
 static PyArray_DTypeMeta *sb_promote(PyArray_DTypeMeta *g, PyArray_DTypeMeta *y)
 {
-    static const char *const names[2] = {"grad_output", "output"};
+    PyArray_DTypeMeta *const given[3] = {g, y, NULL};
+    PyObject *const unknown[3] = {NULL, NULL, NULL};
+    if (sb_refuse(given, unknown) < 0) return NULL;
     PyArray_DTypeMeta *in[2] = {g, y};
     int narrow[2] = {-1, -1};   /* each input's narrow kind, or -1 */
     int stood_in = -1;          /* the foreign narrow kind float16 stands in for */
@@ -111,14 +194,6 @@ static PyArray_DTypeMeta *sb_promote(PyArray_DTypeMeta *g, PyArray_DTypeMeta *y)
         if (sb_foreign_narrow_kind(in[i]) >= 0) {
             stood_in = kind;
             in[i] = &PyArray_HalfDType;
-        }
-        if (!sb_is_input_dtype(in[i])) {
-            PyErr_Format(PyExc_TypeError,
-                "sigmoid_backward: %s has dtype %s, which is not supported; "
-                "supported are " SB_SUPPORTED ", and bool or integer "
-                "inputs (computed in float64)", names[i], sb_dtype_name(i ? y : g),
-                SB_SUPPORTED_ARGS);
-            return NULL;
         }
     }
     if (narrow[0] >= 0 && narrow[1] >= 0 && narrow[0] != narrow[1]) {
@@ -141,10 +216,13 @@ static PyArray_DTypeMeta *sb_promote(PyArray_DTypeMeta *g, PyArray_DTypeMeta *y)
     Py_INCREF(chosen);
     Py_DECREF(result);
     if (!sb_is_compute_dtype(chosen)) {
-        PyErr_Format(PyExc_TypeError,
-            "sigmoid_backward: grad_output (%s) and output (%s) promote to %s, "
-            "which is not supported; supported are " SB_SUPPORTED,
-            sb_dtype_name(g), sb_dtype_name(y), sb_dtype_name(chosen), SB_SUPPORTED_ARGS);
+        /* A guard, not a refusal: NumPy promotes bool, the integers and the
+         * table's dtypes (all that sb_refuse lets through) to one of the
+         * table's or an integer (the tests call every pair), so no input
+         * reaches it, and its message has nothing to fill in. */
+        PyErr_SetString(PyExc_TypeError,
+            "sigmoid_backward: NumPy promoted the inputs to a dtype the kernels lack; "
+            "this is a bug, please report it");
         Py_DECREF(chosen);
         return NULL;
     }
@@ -160,33 +238,16 @@ static int sb_promoter(PyObject *NPY_UNUSED(ufunc),
                        PyArray_DTypeMeta *new_op_dtypes[])
 {
     PyArray_DTypeMeta *result;
+    /* A reduction passes no first operand: it is the second's DType. */
+    PyArray_DTypeMeta *g = op_dtypes[0] != NULL ? op_dtypes[0] : op_dtypes[1];
     if (signature[2] != NULL) {
-        if (!sb_is_compute_dtype(signature[2])) {
-            PyErr_Format(PyExc_TypeError,
-                "sigmoid_backward: dtype=%S is not supported; choose one of " SB_SUPPORTED,
-                (PyObject *)signature[2]->singleton, SB_SUPPORTED_ARGS);
-            return -1;
-        }
-        /* NumPy never casts complex to a real dtype under 'same_kind', but
-         * ml_dtypes lets complex cast to its narrow dtypes, dropping the
-         * imaginary part, with no ComplexWarning: refused under every rule. */
-        for (int i = 0; i < 2; i++) {
-            if (sb_foreign_narrow_kind(signature[2]) >= 0 && op_dtypes[i] != NULL
-                    && sb_is_complex(op_dtypes[i])) {
-                PyErr_Format(PyExc_TypeError,
-                    "sigmoid_backward: %s is complex (%s), and a complex value is never "
-                    "cast to dtype='s %s; compute in complex and take .real first",
-                    i ? "output" : "grad_output", sb_dtype_name(op_dtypes[i]),
-                    sb_dtype_name(signature[2]));
-                return -1;
-            }
-        }
+        PyArray_DTypeMeta *const given[3] = {g, op_dtypes[1], signature[2]};
+        PyObject *const unknown[3] = {NULL, NULL, NULL};
+        if (sb_refuse(given, unknown) < 0) return -1;
         result = signature[2];
         Py_INCREF(result);
     }
     else {
-        /* A reduction passes no first operand: it is the second's DType. */
-        PyArray_DTypeMeta *g = op_dtypes[0] != NULL ? op_dtypes[0] : op_dtypes[1];
         result = sb_promote(g, op_dtypes[1]);
         if (result == NULL) return -1;
     }

@@ -42,6 +42,7 @@ cdef extern from "_promotion.h":
     PyArray_DTypeMeta *sb_promote(PyArray_DTypeMeta *g, PyArray_DTypeMeta *y) except NULL
     int sb_promoter(object, PyArray_DTypeMeta **, PyArray_DTypeMeta **,
                     PyArray_DTypeMeta **) except -1
+    int sb_refuse(PyArray_DTypeMeta **dtypes, PyObject **known) except -1
 
 cdef extern from "numpy/ndarraytypes.h":
     # The field the inner loop reads (numpy's .pxd keeps the struct opaque).
@@ -153,6 +154,25 @@ for _g in _dtypes.SUPPORTED:
 
 PyUFunc_AddPromoter(ufunc, (None, None, None),
                     PyCapsule_New(<void *>sb_promoter, b"numpy._ufunc_promoter", NULL))
+
+
+def refuse(cnp.dtype grad_output, cnp.dtype output, cnp.dtype dtype):
+    """Raise the promoter's refusal of inputs of these dtypes with this
+    ``dtype=`` (each a dtype instance, or None when not given), naming
+    these dtypes; return None when the promoter takes them.
+
+    The promoter sees only DTypes, and names a parametric one by its class
+    (``numpy.dtypes.StrDType``); the function, which knows its operands,
+    asks this after a refusal to name their dtypes (``dtype('<U1')``), in
+    the promoter's words (_named_errors.py).
+    """
+    cdef PyArray_DTypeMeta *dtypes[3]
+    cdef PyObject *known[3]
+    for i, d in enumerate((grad_output, output, dtype)):
+        dtypes[i] = NULL if d is None else _dtype_class(d)
+        known[i] = NULL if d is None else <PyObject *>d
+    sb_refuse(dtypes, known)
+
 
 # pickle finds a ufunc by its __name__ in the module that holds it (Dask's
 # distributed scheduler pickles the ufunc to send it to its workers), and
