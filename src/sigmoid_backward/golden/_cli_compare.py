@@ -19,7 +19,8 @@ import os
 import signal
 import sys
 
-from .._atomic_write import Signals, Terminated, WriteError, replace_file
+from .._atomic_write import Signals, Terminated, WriteError, check_target, replace_file
+from .._paths import check_directory, check_file
 from ._args import dtype_arg, shape_arg
 from ._compare import CHUNK, compare_chunks
 from ._dtype_names import choices, lookup
@@ -89,6 +90,10 @@ def _pair(actual, golden, dtype, shape):
 def _manifest_pairs(manifest, actual_dir):
     """(name, actual, golden, tolerance) of every case, all opened first, so
     that a missing or short file stops the run before any comparison."""
+    check_file(manifest, "--manifest", "a manifest.json written by golden --cases",
+               GoldenError)
+    check_directory(actual_dir, "--actual-dir", "a directory of the device's outputs",
+                    GoldenError)
     try:
         with open(manifest, encoding="utf-8") as f:
             cases = json.load(f)["cases"]
@@ -113,6 +118,8 @@ def _manifest_pairs(manifest, actual_dir):
 
 def run(args):
     """Compare every case; return the results."""
+    if args.json is not None:
+        check_target(args.json, "--json")  # refuse a bad --json before comparing
     if args.manifest is not None:
         todo = _manifest_pairs(args.manifest, args.actual_dir)
     else:
