@@ -41,6 +41,13 @@ class WriteError(Exception):
 EXPECTED = "a regular file or a new name"
 
 
+def _reason(exc):
+    """Why an OS call failed, without the file names it carries: those are
+    the temporary file's here, a name the user never gave.  (An OSError
+    has a ``filename`` only if it also has a ``strerror``.)"""
+    return exc.strerror or str(exc) or type(exc).__name__
+
+
 def check_target(path, label="--out"):
     """The file that writing ``path`` replaces, and its stat (None if new).
 
@@ -54,7 +61,7 @@ def check_target(path, label="--out"):
     except FileNotFoundError:
         st = None  # a new file, or a dangling symlink whose target is created
     except OSError as exc:  # a symlink loop, a file in the path, no access
-        raise WriteError(f"{label}: cannot write {path}: {exc.strerror}") from None
+        raise WriteError(f"{label}: cannot write {path}: {_reason(exc)}") from None
     if st is not None and stat.S_ISDIR(st.st_mode):
         raise WriteError(f"{label}: {path} is a directory, expected {EXPECTED}")
     if st is not None and not stat.S_ISREG(st.st_mode):
@@ -177,7 +184,7 @@ def replace_file(path, fill, signals, progress, label="--out"):
                 fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".",
                                            suffix=".tmp", dir=folder)
             except OSError as exc:
-                raise WriteError(f"{label}: cannot write in {folder}: {exc}") from None
+                raise WriteError(f"{label}: cannot write {path}: {_reason(exc)}") from None
             f = os.fdopen(fd, "wb")  # closes fd whatever happens next
         with f:
             fill(f)
@@ -198,7 +205,7 @@ def replace_file(path, fill, signals, progress, label="--out"):
             tmp = None
             progress["written"] = True
     except OSError as exc:
-        raise WriteError(f"{label}: cannot write {path}: {exc}") from None
+        raise WriteError(f"{label}: cannot write {path}: {_reason(exc)}") from None
     finally:  # any failure, Ctrl-C, SIGTERM: never leave the temporary behind
         if tmp is not None:
             if f is not None:  # closed already, unless a signal came right after fdopen
