@@ -1,6 +1,8 @@
 """``python -m sigmoid_backward`` and the console script ``sigmoid-backward``:
-the main job runs and prints what it says, the usage lists the subcommands,
-and ``--version`` prints the version."""
+the main job runs and prints what it says, the usage lists
+the subcommands, ``-V``/``--version`` prints the version, an unknown argument
+is a two-line usage error, and every message names the program as it was
+run."""
 import subprocess
 import sys
 import sysconfig
@@ -10,7 +12,7 @@ import pytest
 
 import sigmoid_backward
 from sigmoid_backward import __main__ as cli
-from sigmoid_backward import _show_config
+from sigmoid_backward import _cli, _show_config
 
 
 def test_main_job_prints_document_example_and_timing():
@@ -25,10 +27,33 @@ def test_main_job_prints_document_example_and_timing():
     assert len(timing) == 1 and "NumPy g * (1 - y) * y" in timing[0] and "x faster" in timing[0]
 
 
-def test_unknown_arguments_are_an_error():
-    proc = subprocess.run([sys.executable, "-m", "sigmoid_backward", "--nope"],
+# --- arguments ------------------------------------------------------------------
+
+def _module(*args):
+    return subprocess.run([sys.executable, "-m", "sigmoid_backward", *args],
                           capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 2 and "usage" in proc.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--nope"], "unrecognized arguments: --nope"),
+    (["-V", "--nope", "x"], "unrecognized arguments: --nope x"),
+    (["nope"], "unknown subcommand 'nope' (choose from bench, golden, compare)"),
+])
+def test_unknown_arguments_are_one_line_and_a_pointer_to_the_help(args, message):
+    proc = _module(*args)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (f"python -m sigmoid_backward: error: {message}\n"
+                           f"Try 'python -m sigmoid_backward --help'.\n")
+
+
+@pytest.mark.parametrize("subcommand", ["bench", "golden", "compare"])
+def test_a_subcommands_unknown_option_is_one_line_and_a_pointer(subcommand, capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main([subcommand, "--nope"])
+    assert exc.value.code == 2
+    prog = f"python -m sigmoid_backward {subcommand}"
+    assert capsys.readouterr().err == (f"{prog}: error: unrecognized arguments: --nope\n"
+                                       f"Try '{prog} --help'.\n")
 
 
 def test_help_exits_0_and_names_the_subcommands():
@@ -36,8 +61,9 @@ def test_help_exits_0_and_names_the_subcommands():
         proc = subprocess.run([sys.executable, "-m", "sigmoid_backward", flag],
                               capture_output=True, text=True, timeout=300)
         assert (proc.returncode, proc.stderr) == (0, "")
-        assert proc.stdout.startswith("usage: python -m sigmoid_backward")
+        assert proc.stdout.startswith("usage: python -m sigmoid_backward [-h] [-V] ")
         assert "bench" in proc.stdout and "golden" in proc.stdout
+        assert "  -V, --version  print the version and exit\n" in proc.stdout
 
 
 def test_usage_lists_every_subcommand_with_its_summary(monkeypatch):
@@ -60,20 +86,52 @@ def _script():
     return str(found[0])
 
 
+@pytest.mark.parametrize("flag", ["-V", "--version"])
 @pytest.mark.parametrize("how", ["python -m", "console script"])
-def test_version(how):
+def test_version(how, flag):
     argv = ([sys.executable, "-m", "sigmoid_backward"] if how == "python -m" else [_script()])
-    proc = subprocess.run([*argv, "--version"], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([*argv, flag], capture_output=True, text=True, timeout=300)
     assert (proc.returncode, proc.stdout, proc.stderr) == (
         0, f"sigmoid-backward {sigmoid_backward.__version__}\n", "")
 
 
-def test_console_script_names_itself_and_runs_subcommands(tmp_path):
-    proc = subprocess.run([_script(), "--help"], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0 and proc.stdout.startswith("usage: sigmoid-backward [-h]")
-    proc = subprocess.run([_script(), "golden", "--help"], capture_output=True, text=True,
-                          timeout=300)
-    assert proc.returncode == 0 and "--grad-output" in proc.stdout
-    proc = subprocess.run([_script(), "--nope"], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 2
-    assert proc.stderr.endswith("error: unknown arguments: --nope\n")
+@pytest.mark.parametrize("how, prog", [("python -m", "python -m sigmoid_backward"),
+                                       ("console script", "sigmoid-backward")])
+def test_messages_name_the_program_as_it_was_run(tmp_path, how, prog):
+    """Usage, help and errors, at the top and in each subcommand."""
+    argv = ([sys.executable, "-m", "sigmoid_backward"] if how == "python -m" else [_script()])
+
+    def run(*args):
+        return subprocess.run([*argv, *args], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=300)
+    proc = run("--help")
+    assert proc.returncode == 0 and proc.stdout.startswith(f"usage: {prog} [-h] [-V]")
+    proc = run("--nope")
+    assert (proc.returncode, proc.stderr) == (
+        2, f"{prog}: error: unrecognized arguments: --nope\nTry '{prog} --help'.\n")
+    for sub in ("bench", "golden", "compare"):
+        proc = run(sub, "--help")
+        assert proc.returncode == 0 and proc.stdout.startswith(f"usage: {prog} {sub} [-h]")
+        proc = run(sub, "--nope")
+        assert (proc.returncode, proc.stderr) == (
+            2, f"{prog} {sub}: error: unrecognized arguments: --nope\n"
+               f"Try '{prog} {sub} --help'.\n")
+    proc = run("golden", "--grad-output", "nope.npy", "--output", "nope.npy", "--out", "r.npy")
+    assert (proc.returncode, proc.stderr) == (
+        1, f"{prog} golden: error: --grad-output: nope.npy does not exist, expected a .npy "
+           f"or raw data file\n")
+    proc = run("compare", "nope.npy", "nope.npy")
+    assert proc.returncode == 2 and proc.stderr.startswith(f"{prog} compare: error: ")
+
+
+@pytest.mark.parametrize("argv0, prog", [
+    ("/venv/bin/sigmoid-backward", "sigmoid-backward"),
+    ("sigmoid-backward", "sigmoid-backward"),
+    ("/venv/Scripts/sigmoid-backward.exe", "sigmoid-backward"),   # pip's Windows launcher
+    ("/venv/lib/python3.12/site-packages/sigmoid_backward/__main__.py",
+     "python -m sigmoid_backward"),
+    ("-c", "python -m sigmoid_backward"),
+    ("", "python -m sigmoid_backward"),
+])
+def test_program_name_from_argv0(argv0, prog):
+    assert _cli.program(argv0) == prog

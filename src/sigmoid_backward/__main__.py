@@ -1,7 +1,8 @@
 """``python -m sigmoid_backward``, or the console script ``sigmoid-backward``:
 the build's OpenMP and ISA, the operator document's example through the
 function and through the aclnn API, then a one-line timing against the NumPy
-expression.  ``--version`` prints the version.
+expression.  ``-V``/``--version`` prints the version.  The program names
+itself as the user ran it (_cli.program).
 
 Subcommands, each in a module of its own, imported only when asked for (the
 usage lists whatever SUBCOMMANDS holds, each with its module docstring's
@@ -17,13 +18,13 @@ first sentence):
 import ast
 import importlib
 import importlib.util
-import os
 import sys
 import timeit
 
 import numpy as np
 
 from . import OPENMP_ENABLED, __version__, _show_config, _threads, sigmoid_backward
+from ._cli import program, usage_error
 from .aclnn import example as aclnn_example
 
 SUBCOMMANDS = {"bench": "._bench", "golden": ".golden._cli_golden",
@@ -68,35 +69,48 @@ def _summary(module):
     return doc.split(". ")[0].rstrip(".")
 
 
-def _prog():
-    """How the user ran this: the console script, or python -m."""
-    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    return "sigmoid-backward" if name.startswith("sigmoid-backward") else (
-        "python -m sigmoid_backward")
+HELP = ("-h", "--help")
+VERSION = ("-V", "--version")
 
 
 def usage(prog="python -m sigmoid_backward"):
     rows = "".join(f"  {name:<9} {_summary(module)}\n" for name, module in SUBCOMMANDS.items())
-    return (f"usage: {prog} [-h] [--version] [{{{','.join(SUBCOMMANDS)}}} ...]\n\n"
+    return (f"usage: {prog} [-h] [-V] [{{{','.join(SUBCOMMANDS)}}} ...]\n\n"
             "Without arguments: the build's OpenMP and ISA, the operator document's\n"
             "example through the function and through the aclnn API, then a timing\n"
             "against the NumPy expression.\n\n"
+            "options:\n"
+            "  -h, --help     show this help and exit\n"
+            "  -V, --version  print the version and exit\n\n"
             f"subcommands (each takes --help):\n{rows}")
+
+
+def _refusal(argv):
+    """The usage error of arguments that are neither a subcommand nor a flag
+    of ours, or None."""
+    unknown = [a for a in argv if a not in HELP + VERSION]
+    if not unknown:
+        return None
+    if unknown[0] == argv[0] and not argv[0].startswith("-"):
+        return f"unknown subcommand {argv[0]!r} (choose from {', '.join(SUBCOMMANDS)})"
+    return f"unrecognized arguments: {' '.join(unknown)}"
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] in SUBCOMMANDS:
         return importlib.import_module(SUBCOMMANDS[argv[0]], __package__).main(argv[1:])
-    if argv in (["-h"], ["--help"]):
-        print(usage(_prog()), end="")
+    prog = program()
+    refusal = _refusal(argv)
+    if refusal is not None:
+        print(usage_error(prog, refusal), end="", file=sys.stderr)
+        return 2
+    if any(a in HELP for a in argv):
+        print(usage(prog), end="")
         return 0
-    if argv == ["--version"]:
+    if argv:  # -V or --version
         print(f"sigmoid-backward {__version__}")
         return 0
-    if argv:
-        print(usage(_prog()) + f"error: unknown arguments: {' '.join(argv)}", file=sys.stderr)
-        return 2
     print(_show_config.openmp_line())
     print(_show_config.isa_line())
     _example()
