@@ -1,13 +1,16 @@
 """``python -m sigmoid_backward`` and the console script ``sigmoid-backward``:
-the main job runs and prints what it says, the usage lists
+the main job runs and prints what it says, its timing line, the usage lists
 the subcommands, ``-V``/``--version`` prints the version, an unknown argument
 is a two-line usage error, and every message names the program as it was
 run."""
+import io
+import re
 import subprocess
 import sys
 import sysconfig
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import sigmoid_backward
@@ -24,7 +27,65 @@ def test_main_job_prints_document_example_and_timing():
     assert isa == _show_config.isa_line()
     assert "grad_input  = [[0.0, -2.0], [-6.0, -12.0]]" in out
     timing = [line for line in out.splitlines() if line.startswith("float32, n=1,000,000")]
-    assert len(timing) == 1 and "NumPy g * (1 - y) * y" in timing[0] and "x faster" in timing[0]
+    assert len(timing) == 1 and TIMING.fullmatch(timing[0]), timing
+
+
+# The main job's timing line, whatever the machine measured.
+TIMING = re.compile(r"float32, n=1,000,000, \d+ threads?: sigmoid_backward [\d.]+ [mun]?s, "
+                    r"NumPy g \* \(1 - y\) \* y [\d.]+ [mun]?s: [\d.]+[×x] "
+                    r"(faster|NumPy's time) \(middle half of \d+ runs: [\d.]+[×x] to "
+                    r"[\d.]+[×x]\)(; too noisy to trust: .*)?")
+
+
+# --- the timing line, from crafted timings -----------------------------------
+
+def test_timing_line_when_ours_is_faster():
+    ours = [1e-3] * 7
+    numpy = [2.4e-3, 2.5e-3, 2.5e-3, 2.5e-3, 2.5e-3, 2.5e-3, 2.6e-3]
+    assert cli.timing_line(1_000_000, ours, numpy, 2) == (
+        "float32, n=1,000,000, 2 threads: sigmoid_backward 1 ms, NumPy g * (1 - y) * y "
+        "2.5 ms: 2.5× faster (middle half of 7 runs: 2.5× to 2.5×)")
+
+
+def test_timing_line_when_ours_is_slower_says_how_many_times_numpys_time():
+    """Not "0.1x faster": ours / NumPy's, as a multiple of NumPy's time."""
+    ours = [10e-3, 9.5e-3, 10.5e-3, 10e-3]
+    numpy = [1e-3] * 4
+    line = cli.timing_line(1_000, ours, numpy, 1)
+    assert line.startswith("float32, n=1,000, 1 thread: sigmoid_backward 10 ms, "
+                           "NumPy g * (1 - y) * y 1 ms: 10× NumPy's time (middle half of "
+                           "4 runs: 9.88× to 10.1×)"), line
+    assert "faster" not in line and "noisy" not in line
+    # Equal times are not "faster": 1× NumPy's time.
+    assert "1× NumPy's time" in cli.timing_line(10, [1e-3] * 3, [1e-3] * 3, 1)
+
+
+def test_timing_line_ratios_are_of_the_same_round():
+    """Each round's NumPy time over ours in the same round: a busy round
+    slows both, and its ratio stays."""
+    ours = [1e-3, 4e-3, 1e-3, 4e-3, 1e-3]
+    numpy = [3e-3, 12e-3, 3e-3, 12e-3, 3e-3]
+    assert "3× faster (middle half of 5 runs: 3× to 3×)" in cli.timing_line(5, ours, numpy, 1)
+
+
+def test_timing_line_says_when_the_runs_are_too_noisy_to_trust():
+    numpy = [1e-3] * 8
+    steady = [1 / r * 1e-3 for r in (1.9, 1.95, 2.0, 2.0, 2.0, 2.0, 2.05, 2.1)]
+    assert "noisy" not in cli.timing_line(8, steady, numpy, 2)
+    wide = [1 / r * 1e-3 for r in (1.0, 1.5, 1.6, 2.0, 2.0, 2.4, 2.5, 3.0)]
+    low, mid, high = np.percentile([1.0, 1.5, 1.6, 2.0, 2.0, 2.4, 2.5, 3.0], [25, 50, 75])
+    assert (high - low) / mid > cli.TOO_NOISY
+    line = cli.timing_line(8, wide, numpy, 2)
+    assert line.endswith(f"; too noisy to trust: the middle half spans "
+                         f"{(high - low) / mid:.0%} of the median (over "
+                         f"{cli.TOO_NOISY:.0%}), rerun on a quiet machine"), line
+
+
+def test_timing_line_sign_where_the_console_cannot_print_it():
+    assert cli._times_sign(io.TextIOWrapper(io.BytesIO(), encoding="ascii")) == "x"
+    assert cli._times_sign(io.TextIOWrapper(io.BytesIO(), encoding="utf-8")) == "×"
+    line = cli.timing_line(10, [1e-3] * 3, [2e-3] * 3, 1, times="x")
+    assert "2x faster (middle half of 3 runs: 2x to 2x)" in line and "×" not in line
 
 
 # --- arguments ------------------------------------------------------------------
