@@ -65,6 +65,17 @@ def one_line_error(status, err, *words, command="golden", code=1):
         assert word in err, (word, err)
 
 
+def usage_error(err, *words, command="golden"):
+    """argparse's usage error as the commands print it: the error on one
+    line, then where the help is."""
+    prog = f"python -m sigmoid_backward {command}"
+    first, pointer = err.split("\n", 1)
+    assert first.startswith(f"{prog}: error: "), err
+    assert pointer == f"Try '{prog} --help'.\n", err
+    for word in words:
+        assert word in first, (word, err)
+
+
 def kernel_formula(y, dy, dtype):
     """The operator's golden: ``(1 - y) * dy * y`` as its kernel test
     computes it (in float32 for 16-bit dtypes, then cast back), for real

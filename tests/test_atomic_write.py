@@ -1,6 +1,7 @@
 """What ``python -m sigmoid_backward golden --out`` may be, what it keeps,
 and the signals (src/sigmoid_backward/_atomic_write.py): a result is
 written all or nothing, and no temporary file is ever left behind."""
+import errno
 import os
 import signal
 import stat
@@ -43,7 +44,8 @@ def test_dangling_and_chained_symlinks(tmp_path, capsys):
     assert_same(np.load(tmp_path / "new.npy"), HALF_RESULT)
     (tmp_path / "loop.npy").symlink_to(tmp_path / "loop.npy")
     status, _, err = run_golden(capsys, *npy_args(tmp_path, tmp_path / "loop.npy"))
-    one_line_error(status, err, "--out: cannot use", "loop.npy")
+    one_line_error(status, err, f"--out: cannot write {tmp_path / 'loop.npy'}: Too many levels "
+                                "of symbolic links")
     assert (tmp_path / "loop.npy").is_symlink()
 
 
@@ -95,7 +97,8 @@ def test_a_device_out_is_refused_and_left_alone(tmp_path, capsys):
 def test_a_directory_or_a_folder_name_is_refused(tmp_path, capsys):
     (tmp_path / "d.npy").mkdir()
     status, _, err = run_golden(capsys, *npy_args(tmp_path, tmp_path / "d.npy"))
-    one_line_error(status, err, "is a directory, not a regular file")
+    one_line_error(status, err, f"--out: {tmp_path / 'd.npy'} is a directory, expected a "
+                                "regular file or a new name")
     status, _, err = run_golden(capsys, *npy_args(tmp_path, str(tmp_path / "new") + os.sep))
     one_line_error(status, err, "names no file")
     assert not (tmp_path / "new").exists()
@@ -166,6 +169,74 @@ def test_out_replaced_by_a_fifo_while_writing_is_left_alone(tmp_path, capsys, mo
     status, _, err = run_golden(capsys, *args)
     one_line_error(status, err, "changed while the result was written")
     assert stat_mode(out) == "fifo" and tmp_files(tmp_path) == []
+
+
+# --- errors name the user's path, never the temporary file's -----------------
+
+def _no_temporary_name(err, out):
+    assert f"--out: cannot write {out}: " in err, err
+    assert ".tmp" not in err and ".r.npy." not in err, err
+
+
+def test_out_in_a_missing_folder_names_it(tmp_path, capsys):
+    out = tmp_path / "no" / "r.npy"
+    status, _, err = run_golden(capsys, *npy_args(tmp_path, out))
+    one_line_error(status, err)
+    _no_temporary_name(err, out)
+    assert not (tmp_path / "no").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
+                    reason="root may write in a read-only folder (simulated below)")
+def test_out_in_a_read_only_folder_names_it(tmp_path, capsys):
+    (tmp_path / "ro").mkdir()
+    os.chmod(tmp_path / "ro", 0o555)
+    out = tmp_path / "ro" / "r.npy"
+    try:
+        status, _, err = run_golden(capsys, *npy_args(tmp_path, out))
+    finally:
+        os.chmod(tmp_path / "ro", 0o755)
+    one_line_error(status, err, "Permission denied")
+    _no_temporary_name(err, out)
+    assert files(tmp_path / "ro") == []
+
+
+def _fails(code, names):
+    """A call that fails as the OS fails it, naming the files it was given
+    (the temporary file, here)."""
+    def call(*args, **kwargs):
+        paths = [a for a in args if isinstance(a, str)] or [kwargs.get("dir", "?")]
+        raise OSError(code, os.strerror(code), *names(paths))
+    return call
+
+
+# Each step of replace_file that may fail, with what the OS says and the
+# file names an OSError carries: the temporary file's, and the target's.
+FAILURES = {
+    "creating the temporary": ("tempfile", "mkstemp", errno.EACCES,
+                               lambda p: [os.path.join(p[0], ".r.npy.abc123.tmp")]),
+    "flushing it to disk": ("os", "fsync", errno.EIO, lambda p: []),
+    "giving it the mode": ("atomic", "_keep_owner_and_mode", errno.EPERM, lambda p: p[:1]),
+    "renaming it": ("os", "replace", errno.EXDEV, lambda p: [p[0], None, p[1]]),
+}
+
+
+@pytest.mark.parametrize("step", FAILURES)
+def test_a_failed_step_names_the_users_path_not_the_temporary(tmp_path, capsys, monkeypatch,
+                                                              step):
+    """Wherever the write fails (as root, a read-only folder cannot make it
+    fail), the one line names --out as the user gave it."""
+    module, name, code, names = FAILURES[step]
+    target = {"tempfile": atomic.tempfile, "os": atomic.os, "atomic": atomic}[module]
+    monkeypatch.setattr(target, name, _fails(code, names))
+    out = tmp_path / "r.npy"
+    np.save(out, np.zeros(1))
+    previous = out.read_bytes()
+    status, _, err = run_golden(capsys, *npy_args(tmp_path, out))
+    monkeypatch.undo()
+    one_line_error(status, err, os.strerror(code))
+    _no_temporary_name(err, out)
+    assert out.read_bytes() == previous and tmp_files(tmp_path) == []
 
 
 # --- signals: no temporary left behind --------------------------------------

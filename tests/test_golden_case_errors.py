@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from golden_support import files, one_line_error, run, tmp_files
+from golden_support import files, one_line_error, run, tmp_files, usage_error
 
 
 def _atk(**change):
@@ -92,7 +92,8 @@ def test_a_malformed_case_file_is_one_line_and_exit_2(tmp_path, capsys, case):
 def test_a_missing_case_file(tmp_path, capsys):
     status, _, err = run(capsys, "golden", "--cases", tmp_path / "nope.json", "--out-dir",
                          tmp_path / "out")
-    one_line_error(status, err, "--cases: cannot read", "nope.json", code=2)
+    one_line_error(status, err, f"--cases: {tmp_path / 'nope.json'} does not exist, expected "
+                                "an ATK json or TTK csv case file", code=2)
 
 
 def test_an_out_dir_that_is_a_file(tmp_path, capsys):
@@ -100,7 +101,8 @@ def test_an_out_dir_that_is_a_file(tmp_path, capsys):
     (tmp_path / "out").write_text("")
     status, _, err = run(capsys, "golden", "--cases", tmp_path / "cases.json", "--out-dir",
                          tmp_path / "out")
-    one_line_error(status, err, "--out-dir: cannot make", code=1)
+    one_line_error(status, err, f"--out-dir: {tmp_path / 'out'} is a regular file, expected "
+                                "a directory (made if missing)", code=1)
 
 
 @pytest.mark.parametrize("args, message", [
@@ -112,8 +114,8 @@ def test_an_out_dir_that_is_a_file(tmp_path, capsys):
 def test_usage_errors(capsys, args, message):
     with pytest.raises(SystemExit) as exc:
         run(capsys, "golden", *args)
-    err = capsys.readouterr().err
-    assert exc.value.code == 2 and err.startswith("usage: ") and message in err
+    assert exc.value.code == 2
+    usage_error(capsys.readouterr().err, message)
 
 
 # A run that finishes its first case, says so, then waits to be signalled.

@@ -1,7 +1,8 @@
 """``python -m sigmoid_backward``, or the console script ``sigmoid-backward``:
 the build's OpenMP and ISA, the operator document's example through the
 function and through the aclnn API, then a one-line timing against the NumPy
-expression.  ``--version`` prints the version.
+expression.  ``-V``/``--version`` prints the version.  The program names
+itself as the user ran it (_cli.program).
 
 Subcommands, each in a module of its own, imported only when asked for (the
 usage lists whatever SUBCOMMANDS holds, each with its module docstring's
@@ -17,13 +18,13 @@ first sentence):
 import ast
 import importlib
 import importlib.util
-import os
 import sys
-import timeit
 
 import numpy as np
 
 from . import OPENMP_ENABLED, __version__, _show_config, _threads, sigmoid_backward
+from ._cli import program, usage_error
+from ._timing import fmt_time, make_inputs, sample_rounds
 from .aclnn import example as aclnn_example
 
 SUBCOMMANDS = {"bench": "._bench", "golden": ".golden._cli_golden",
@@ -38,17 +39,64 @@ def _example():
     print("grad_input  =", sigmoid_backward(grad_output, output).tolist())
 
 
-def _timing(n=1_000_000):
-    rng = np.random.default_rng(0)
-    g = rng.standard_normal(n, dtype=np.float32)
-    y = rng.random(n, dtype=np.float32)
+# The runs' ratios are too spread to trust when their middle half spans more
+# than this fraction of the median.  A quarter of the runs then lie over 10%
+# from the median on one side, and the median itself is uncertain by about
+# 0.93 * spread / sqrt(runs) (the standard error of a median, normal noise):
+# 7% with the fewest runs (7), far past the three digits printed.  A spread
+# that wide means another process held a core or the memory bus meanwhile.
+TOO_NOISY = 0.2
+
+
+def _ratio_text(r):
+    return f"{r:.3g}" if r < 1000 else f"{r:.0f}"
+
+
+def timing_line(n, ours, numpy, threads, times="×"):
+    """The main job's timing line, from the per-call seconds of our runs and
+    of the NumPy expression's, ``ours[k]`` and ``numpy[k]`` timed back to back.
+
+    The ratio is the median over the runs of NumPy's time / ours: "N×
+    faster" above 1, else "N× NumPy's time" (ours / NumPy's).  The spread is
+    the middle half of the runs' ratios; :data:`TOO_NOISY` says when it is
+    too wide to trust.  ``times`` is the sign, "x" where the console cannot
+    print "×"."""
+    ours, numpy = np.asarray(ours, float), np.asarray(numpy, float)
+    speedup = numpy / ours
+    faster = np.median(speedup) > 1
+    ratios = speedup if faster else 1 / speedup
+    low, mid, high = np.percentile(ratios, [25, 50, 75])
+    verdict = f"{_ratio_text(mid)}{times} " + ("faster" if faster else "NumPy's time")
+    line = (f"float32, n={n:,}, {threads} thread{'s' if threads != 1 else ''}: "
+            f"sigmoid_backward {fmt_time(np.median(ours))}, NumPy g * (1 - y) * y "
+            f"{fmt_time(np.median(numpy))}: {verdict} (middle half of {ratios.size} runs: "
+            f"{_ratio_text(low)}{times} to {_ratio_text(high)}{times})")
+    spread = (high - low) / mid
+    if spread > TOO_NOISY:
+        line += (f"; too noisy to trust: the middle half spans {spread:.0%} of the median "
+                 f"(over {TOO_NOISY:.0%}), rerun on a quiet machine")
+    return line
+
+
+def _times_sign(stream):
+    """The sign "×", or "x" where ``stream``'s encoding has no such character."""
+    try:
+        "×".encode(getattr(stream, "encoding", None) or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return "x"
+    return "×"
+
+
+def _time_against_numpy(n=1_000_000):
+    """Print how long float32 calls take against the NumPy expression, in
+    rounds that alternate the two (_timing.sample_rounds), so that a busy
+    moment of the machine falls on both."""
+    g, y = make_inputs(n, np.dtype(np.float32))
     out = np.empty_like(g)
-    ours = min(timeit.repeat(lambda: sigmoid_backward(g, y, out=out), number=20, repeat=5)) / 20
-    numpy = min(timeit.repeat(lambda: g * (1 - y) * y, number=20, repeat=5)) / 20
+    runs = sample_rounds({"ours": lambda: sigmoid_backward(g, y, out=out),
+                          "numpy": lambda: g * (1 - y) * y})
     threads = _threads.resolve_threads(None) if OPENMP_ENABLED else 1
-    print(f"float32, n={n:,}: sigmoid_backward {ours * 1e3:.3f} ms, "
-          f"NumPy g * (1 - y) * y {numpy * 1e3:.3f} ms: {numpy / ours:.1f}x faster "
-          f"({threads} thread{'s' if threads != 1 else ''})")
+    print(timing_line(n, runs["ours"], runs["numpy"], threads, _times_sign(sys.stdout)))
 
 
 def _summary(module):
@@ -68,40 +116,53 @@ def _summary(module):
     return doc.split(". ")[0].rstrip(".")
 
 
-def _prog():
-    """How the user ran this: the console script, or python -m."""
-    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    return "sigmoid-backward" if name.startswith("sigmoid-backward") else (
-        "python -m sigmoid_backward")
+HELP = ("-h", "--help")
+VERSION = ("-V", "--version")
 
 
 def usage(prog="python -m sigmoid_backward"):
     rows = "".join(f"  {name:<9} {_summary(module)}\n" for name, module in SUBCOMMANDS.items())
-    return (f"usage: {prog} [-h] [--version] [{{{','.join(SUBCOMMANDS)}}} ...]\n\n"
+    return (f"usage: {prog} [-h] [-V] [{{{','.join(SUBCOMMANDS)}}} ...]\n\n"
             "Without arguments: the build's OpenMP and ISA, the operator document's\n"
             "example through the function and through the aclnn API, then a timing\n"
             "against the NumPy expression.\n\n"
+            "options:\n"
+            "  -h, --help     show this help and exit\n"
+            "  -V, --version  print the version and exit\n\n"
             f"subcommands (each takes --help):\n{rows}")
+
+
+def _refusal(argv):
+    """The usage error of arguments that are neither a subcommand nor a flag
+    of ours, or None."""
+    unknown = [a for a in argv if a not in HELP + VERSION]
+    if not unknown:
+        return None
+    if unknown[0] == argv[0] and not argv[0].startswith("-"):
+        return f"unknown subcommand {argv[0]!r} (choose from {', '.join(SUBCOMMANDS)})"
+    return f"unrecognized arguments: {' '.join(unknown)}"
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] in SUBCOMMANDS:
         return importlib.import_module(SUBCOMMANDS[argv[0]], __package__).main(argv[1:])
-    if argv in (["-h"], ["--help"]):
-        print(usage(_prog()), end="")
+    prog = program()
+    refusal = _refusal(argv)
+    if refusal is not None:
+        print(usage_error(prog, refusal), end="", file=sys.stderr)
+        return 2
+    if any(a in HELP for a in argv):
+        print(usage(prog), end="")
         return 0
-    if argv == ["--version"]:
+    if argv:  # -V or --version
         print(f"sigmoid-backward {__version__}")
         return 0
-    if argv:
-        print(usage(_prog()) + f"error: unknown arguments: {' '.join(argv)}", file=sys.stderr)
-        return 2
     print(_show_config.openmp_line())
     print(_show_config.isa_line())
     _example()
     aclnn_example.main()
-    _timing()
+    _time_against_numpy()
     return 0
 
 

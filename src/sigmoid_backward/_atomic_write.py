@@ -30,20 +30,22 @@ import stat
 import tempfile
 import threading
 
+from ._paths import kind
+
 
 class WriteError(Exception):
     """The target cannot be written: reported in one line."""
 
 
-_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-          (stat.S_ISSOCK, "a socket"))
+# What --out and --json may name: refusals end with it.
+EXPECTED = "a regular file or a new name"
 
 
-def _not_regular(path, mode, label):
-    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
-    return WriteError(f"{label}: {path} is {kind}, not a regular file: golden writes "
-                      f"regular files only")
+def _reason(exc):
+    """Why an OS call failed, without the file names it carries: those are
+    the temporary file's here, a name the user never gave.  (An OSError
+    has a ``filename`` only if it also has a ``strerror``.)"""
+    return exc.strerror or str(exc) or type(exc).__name__
 
 
 def check_target(path, label="--out"):
@@ -53,18 +55,25 @@ def check_target(path, label="--out"):
     keeps being pointed to; anything but a regular file is refused.
     ``label`` (the option that named the file) starts every error message."""
     if not path or path.endswith(("/", os.sep)):
-        raise WriteError(f"{label}: {path!r} names no file")
+        raise WriteError(f"{label}: {path!r} names no file, expected {EXPECTED}")
     try:
         st = os.stat(path)  # follows symlinks, to the end of a chain
     except FileNotFoundError:
         st = None  # a new file, or a dangling symlink whose target is created
     except OSError as exc:  # a symlink loop, a file in the path, no access
-        raise WriteError(f"{label}: cannot use {path}: {exc.strerror}") from None
+        raise WriteError(f"{label}: cannot write {path}: {_reason(exc)}") from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise WriteError(f"{label}: {path} is a directory, expected {EXPECTED}")
     if st is not None and not stat.S_ISREG(st.st_mode):
-        raise _not_regular(path, st.st_mode, label)
+        raise WriteError(f"{label}: {path} is {kind(st.st_mode)}, not a regular file, "
+                         f"expected {EXPECTED}")
     if st is not None and not os.access(path, os.W_OK):
         raise WriteError(f"{label}: {path} is not writable (permission denied)")
-    return os.path.realpath(path), st
+    target = os.path.realpath(path)
+    if st is None and not os.path.isdir(os.path.dirname(target)):
+        raise WriteError(f"{label}: cannot write {path}: its directory "
+                         f"{os.path.dirname(target)} does not exist")
+    return target, st
 
 
 class Signals:
@@ -175,7 +184,7 @@ def replace_file(path, fill, signals, progress, label="--out"):
                 fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".",
                                            suffix=".tmp", dir=folder)
             except OSError as exc:
-                raise WriteError(f"{label}: cannot write in {folder}: {exc}") from None
+                raise WriteError(f"{label}: cannot write {path}: {_reason(exc)}") from None
             f = os.fdopen(fd, "wb")  # closes fd whatever happens next
         with f:
             fill(f)
@@ -196,7 +205,7 @@ def replace_file(path, fill, signals, progress, label="--out"):
             tmp = None
             progress["written"] = True
     except OSError as exc:
-        raise WriteError(f"{label}: cannot write {path}: {exc}") from None
+        raise WriteError(f"{label}: cannot write {path}: {_reason(exc)}") from None
     finally:  # any failure, Ctrl-C, SIGTERM: never leave the temporary behind
         if tmp is not None:
             if f is not None:  # closed already, unless a signal came right after fdopen

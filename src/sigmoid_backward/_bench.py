@@ -28,6 +28,7 @@ import numpy as np
 
 from . import OPENMP_ENABLED, _dtypes, _kernels, _small_calls, _threads, _timing, sigmoid_backward
 from ._bandwidth_floor import bandwidth_floor
+from ._cli import ArgumentParser, command
 from ._timing import compare, fmt_size, fmt_time, make_inputs, sample_rounds
 
 DEFAULT_SIZES = (1_000, 100_000, 1_000_000, 10_000_000, 100_000_000)
@@ -70,7 +71,7 @@ def _parse_dtype(text):
 
 
 def _parser(prog, description):
-    p = argparse.ArgumentParser(prog=prog, description=description)
+    p = ArgumentParser(prog=prog, description=description)
     p.add_argument("--sizes", nargs="+", type=_parse_size, default=list(DEFAULT_SIZES),
                    metavar="N", help="element counts, e.g. 1e3 1e6 (default: %(default)s)")
     p.add_argument("--dtypes", nargs="+", type=_parse_dtype, default=list(_dtypes.SUPPORTED),
@@ -190,15 +191,17 @@ def _small_calls_table(n=1_000):
     return "\n".join(lines)
 
 
-def main(argv, peers=None, prog="python -m sigmoid_backward bench"):
+def main(argv, peers=None, prog=None):
     """Run the bench on ``argv`` (``--help`` lists them) and print its
     report; return the exit status (2: ``--plot`` without matplotlib).
 
     ``peers(nthreads)``, when given, returns the :class:`Peers` to add
     after ``floor``; it is called once, after parsing and before any timing
     (JAX must know its thread count before it is imported).  ``prog`` names
-    the command in the usage and the report's first line.
+    the command in the usage and the report's first line (by default, as the
+    user typed it: _cli.command).
     """
+    prog = command("bench") if prog is None else prog
     description = "Time sigmoid_backward against the memory-bandwidth floor and NumPy" + (
         ", and other libraries where installed." if peers else ".")
     args = _parser(prog, description).parse_args(argv)
@@ -206,7 +209,7 @@ def main(argv, peers=None, prog="python -m sigmoid_backward bench"):
         try:
             import matplotlib  # noqa: F401
         except ImportError:
-            print("bench: --plot needs matplotlib, which is not installed "
+            print(f"{prog}: error: --plot needs matplotlib, which is not installed "
                   "(pip install matplotlib)", file=sys.stderr)
             return 2
     nthreads = args.threads or _threads.get_num_threads()

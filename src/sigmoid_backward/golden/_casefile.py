@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _dtypes
+from .._paths import check_file
 from .._ufunc import ufunc
 from ._bits import inner_bounds, number_json, real_part_dtype
 from ._dtype_names import choices, lookup, name_of
@@ -95,6 +96,7 @@ def cases(path):
     CaseFileError
         The file cannot be read, or a case is malformed: one line, naming it.
     """
+    check_file(path, "--cases", "an ATK json or TTK csv case file", CaseFileError)
     try:
         with open(path, encoding="utf-8-sig") as f:
             text = f.read()

@@ -19,7 +19,9 @@ import os
 import signal
 import sys
 
-from .._atomic_write import Signals, Terminated, WriteError, replace_file
+from .._atomic_write import Signals, Terminated, WriteError, check_target, replace_file
+from .._cli import ArgumentParser, command
+from .._paths import check_directory, check_file
 from ._args import dtype_arg, shape_arg
 from ._compare import CHUNK, compare_chunks
 from ._dtype_names import choices, lookup
@@ -27,14 +29,17 @@ from ._errors import GoldenError
 from ._files import ArrayFile, is_npy
 from ._standards import DEFAULT, STANDARDS
 
-PROG = "python -m sigmoid_backward compare"
+
+def _prog():
+    """The command as the user typed it, for usage and errors."""
+    return command("compare")
 
 
 def _parser():
     standards = "\n".join(f"  {s.name}: {s.rule}\n    ({s.source})"
                            for s in STANDARDS.values())
-    p = argparse.ArgumentParser(
-        prog=PROG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    p = ArgumentParser(
+        prog=_prog(), formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Compare a device's output with its golden under a precision standard\n"
                     "of NPU operator tests; exit 0 if every case passes, 1 if any fails,\n"
                     "2 on usage errors and unreadable files.",
@@ -89,6 +94,10 @@ def _pair(actual, golden, dtype, shape):
 def _manifest_pairs(manifest, actual_dir):
     """(name, actual, golden, tolerance) of every case, all opened first, so
     that a missing or short file stops the run before any comparison."""
+    check_file(manifest, "--manifest", "a manifest.json written by golden --cases",
+               GoldenError)
+    check_directory(actual_dir, "--actual-dir", "a directory of the device's outputs",
+                    GoldenError)
     try:
         with open(manifest, encoding="utf-8") as f:
             cases = json.load(f)["cases"]
@@ -113,6 +122,8 @@ def _manifest_pairs(manifest, actual_dir):
 
 def run(args):
     """Compare every case; return the results."""
+    if args.json is not None:
+        check_target(args.json, "--json")  # refuse a bad --json before comparing
     if args.manifest is not None:
         todo = _manifest_pairs(args.manifest, args.actual_dir)
     else:
@@ -149,10 +160,11 @@ def main(argv):
         except MemoryError:
             return _error("not enough memory for these files")
         except KeyboardInterrupt:
-            print(f"{PROG}: interrupted", file=sys.stderr)
+            print(f"{_prog()}: interrupted", file=sys.stderr)
             return 128 + signal.SIGINT
         except Terminated as exc:
-            print(f"{PROG}: terminated by {signal.Signals(exc.signum).name}", file=sys.stderr)
+            print(f"{_prog()}: terminated by {signal.Signals(exc.signum).name}",
+                  file=sys.stderr)
             return 128 + int(exc.signum)
         except Exception as exc:  # a case not foreseen above: still one line
             return _error(f"unexpected {type(exc).__name__}: {exc}")
@@ -160,5 +172,5 @@ def main(argv):
 
 
 def _error(message):
-    print(f"{PROG}: error: {' '.join(message.split())}", file=sys.stderr)
+    print(f"{_prog()}: error: {' '.join(message.split())}", file=sys.stderr)
     return 2

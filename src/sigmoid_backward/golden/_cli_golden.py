@@ -21,13 +21,13 @@ SIGINT, SIGTERM or SIGHUP remove the file being written; the command then
 exits with 128 + the signal's number (130, 143, 129), as a shell reports a
 command the signal killed.
 """
-import argparse
 import signal
 import sys
 
 import numpy as np
 
 from .._atomic_write import Signals, Terminated, WriteError, check_target, replace_file
+from .._cli import ArgumentParser, command
 from .._function import sigmoid_backward
 from ._args import dtype_arg, shape_arg
 from ._dtype_names import DTYPES
@@ -35,14 +35,18 @@ from ._errors import CaseFileError, GoldenError
 from ._files import is_npy, read_npy, read_raw
 from ._generate import FORMATS, generate
 
-PROG = "python -m sigmoid_backward golden"
 SINGLE = ("grad_output", "output", "out")
 CASE_SET = ("out_dir", "format", "seed")
 
 
+def _prog():
+    """The command as the user typed it, for usage and errors."""
+    return command("golden")
+
+
 def _parser():
-    p = argparse.ArgumentParser(
-        prog=PROG,
+    p = ArgumentParser(
+        prog=_prog(),
         description="Compute sigmoid_backward(grad_output, output) from files and write "
                     "the result: .npy files, or raw .bin files (as tofile writes them) "
                     "given --dtype and --shape.  Or, with --cases, generate inputs and "
@@ -165,7 +169,7 @@ def main(argv):
 
 
 def _error(message, status):
-    print(f"{PROG}: error: {' '.join(message.split())}", file=sys.stderr)
+    print(f"{_prog()}: error: {' '.join(message.split())}", file=sys.stderr)
     return status
 
 
@@ -174,5 +178,5 @@ def _stopped(why, args, progress, done, signum):
         what = f"{len(done)} cases were written, {args.out_dir}/manifest.json was not"
     else:
         what = f"{args.out} {'was' if progress.get('written') else 'was not'} written"
-    print(f"{PROG}: {why}; {what}", file=sys.stderr)
+    print(f"{_prog()}: {why}; {what}", file=sys.stderr)
     return 128 + int(signum)

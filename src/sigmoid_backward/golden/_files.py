@@ -16,8 +16,18 @@ import os
 
 import numpy as np
 
+from .._paths import check_file
 from ._dtype_names import DTYPES, as_supported
 from ._errors import GoldenError
+
+# What an input path must name; a directory or a FIFO is refused first.
+DATA_FILE = "a .npy or raw data file"
+
+
+def check_data_file(path, what):
+    """Refuse, in one line naming ``what``, a path that is not an existing
+    regular file: before a directory's size reads as data, or a FIFO blocks."""
+    check_file(path, what, DATA_FILE, GoldenError)
 
 
 def is_npy(path):
@@ -26,10 +36,9 @@ def is_npy(path):
 
 def read_npy(path, what):
     """The whole array of a .npy file; ``what`` names it in errors."""
+    check_data_file(path, what)
     try:
         arr = np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        raise GoldenError(f"{what}: no such file: {path}") from None
     except (OSError, ValueError, EOFError, OverflowError, TypeError) as exc:
         # OverflowError, ValueError: a header declaring an impossible shape
         raise GoldenError(f"{what}: {path} is not a readable .npy file: {exc}") from None
@@ -48,13 +57,12 @@ def _shape_text(shape):
 def raw_count(path, what, dtype, shape):
     """How many ``dtype`` values the raw file ``path`` holds, checked against
     ``shape`` (None: any count) before anything is read."""
+    check_data_file(path, what)
     if dtype is None:
         raise GoldenError(f"{what}: {path} is a raw file: give its dtype with --dtype "
                           f"(one of {', '.join(DTYPES)})")
     try:
         size = os.path.getsize(path)
-    except FileNotFoundError:
-        raise GoldenError(f"{what}: no such file: {path}") from None
     except OSError as exc:
         raise GoldenError(f"{what}: cannot read {path}: {exc}") from None
     count, extra = divmod(size, dtype.itemsize)
@@ -104,6 +112,7 @@ class ArrayFile:
 
     def _open_npy(self, dtype, shape):
         fmt = np.lib.format
+        check_data_file(self.path, self.what)
         try:
             with open(self.path, "rb") as f:
                 version = fmt.read_magic(f)
@@ -111,8 +120,6 @@ class ArrayFile:
                     else fmt.read_array_header_2_0
                 self.shape, self.fortran, stored = read(f)
                 self.offset = f.tell()
-        except FileNotFoundError:
-            raise GoldenError(f"{self.what}: no such file: {self.path}") from None
         except (OSError, ValueError, EOFError, OverflowError, TypeError) as exc:
             raise GoldenError(f"{self.what}: {self.path} is not a readable .npy file: "
                               f"{exc}") from None

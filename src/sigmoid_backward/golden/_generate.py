@@ -26,6 +26,7 @@ import numpy as np
 
 from .._atomic_write import Signals, WriteError, replace_file
 from .._function import sigmoid_backward
+from .._paths import check_directory
 from .._ufunc import ufunc
 from ._bits import inner_bounds, real_part_dtype, rounded
 from ._casefile import cases as read_cases
@@ -35,6 +36,7 @@ from ._files import ArrayFile, write_chunks
 
 CHUNK = 1 << 22  # values per chunk: 32 MiB of float64 scratch
 FORMATS = ("bin", "npy")
+OUT_DIR = "a directory (made if missing)"
 
 
 def case_seed(name, seed=0):
@@ -145,10 +147,13 @@ def generate(source, out_dir, *, fmt="bin", seed=0, log=None, signals=None):
         raise GoldenError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
     found = read_cases(source) if isinstance(source, str | os.PathLike) else list(source)
     out_dir = os.fspath(out_dir)
+    if os.path.exists(out_dir):
+        check_directory(out_dir, "--out-dir", OUT_DIR, WriteError)
     try:
         os.makedirs(out_dir, exist_ok=True)
-    except OSError as exc:
-        raise WriteError(f"--out-dir: cannot make {out_dir}: {exc}") from None
+    except OSError as exc:  # strerror: the message without the path again
+        raise WriteError(f"--out-dir: cannot make {out_dir}: "
+                         f"{exc.strerror or exc}") from None
     names = [_file_name(case.name, "golden", fmt) for case in found]
     clash = next((n for n in names if names.count(n) > 1), None)
     if clash is not None:
