@@ -311,4 +311,3 @@ def test_overrides_keep_their_own_errors():
 
     with pytest.raises(ValueError, match="^could not be broadcast, says the override$"):
         sigmoid_backward(Refuses(), np.ones(3))
-
