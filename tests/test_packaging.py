@@ -1,9 +1,14 @@
 """What an index page and pip see: the installed distribution's metadata
 (Python versions, classifiers, keywords, links, the console script), the
-Cython API's .pxd beside the package, and a wheel configuration that builds
-the Pythons the classifiers promise."""
+Cython API's .pxd beside the package, a wheel configuration that builds
+the Pythons the classifiers promise, and an sdist without generated
+images."""
 import importlib.metadata
+import io
 import re
+import shutil
+import subprocess
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -63,3 +68,43 @@ def test_wheels_build_the_pythons_the_classifiers_promise():
     assert config["build"] == [f"cp3{minor}-*" for minor in _python_versions()]
     for name in config["test-sources"]:
         assert (ROOT / name).exists(), name
+
+
+# ---- the sdist -------------------------------------------------------------
+
+IMAGES = (".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp")
+
+
+def _git(*args):
+    """git's output in this checkout, as bytes; a skip where there is none
+    (a wheel's test folder, an unpacked sdist)."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, check=True,
+                          timeout=120).stdout
+
+
+def _is_image(path):
+    return path.lower().endswith(IMAGES)
+
+
+def test_every_image_is_left_out_of_the_sdist():
+    """.gitattributes marks every tracked image export-ignore, and any image
+    added later (git answers for paths that do not exist yet)."""
+    tracked = _git("ls-files", "-z").decode().split("\0")
+    paths = [p for p in tracked if _is_image(p)] + [f"docs/new-plot{ext}" for ext in IMAGES]
+    fields = _git("check-attr", "-z", "export-ignore", "--", *paths).decode().split("\0")
+    ignored = {path: value for path, _, value in zip(fields[0::3], fields[1::3], fields[2::3],
+                                                     strict=False)}
+    assert ignored == {path: "set" for path in paths}
+
+
+def test_the_sdist_is_every_file_of_head_but_the_images():
+    """meson-python's sdist is `meson dist`, which copies `git archive HEAD`:
+    the files of HEAD, less those export-ignore marks, which are the
+    images and nothing else."""
+    archive = tarfile.open(fileobj=io.BytesIO(_git("archive", "--format=tar", "HEAD")))
+    archived = {m.name for m in archive.getmembers() if m.isfile()}
+    head = set(_git("ls-tree", "-r", "-z", "--name-only", "HEAD").decode().split("\0")) - {""}
+    assert archived == {path for path in head if not _is_image(path)}
+
