@@ -1,8 +1,8 @@
 """What an index page and pip see: the installed distribution's metadata
 (Python versions, classifiers, keywords, links, the console script), the
 Cython API's .pxd beside the package, a wheel configuration that builds
-the Pythons the classifiers promise, and an sdist without generated
-images."""
+the Pythons the classifiers promise, an sdist without generated images,
+and macOS wheels that target their runners' macOS."""
 import importlib.metadata
 import io
 import re
@@ -107,4 +107,52 @@ def test_the_sdist_is_every_file_of_head_but_the_images():
     archived = {m.name for m in archive.getmembers() if m.isfile()}
     head = set(_git("ls-tree", "-r", "-z", "--name-only", "HEAD").decode().split("\0")) - {""}
     assert archived == {path for path in head if not _is_image(path)}
+
+
+# ---- the workflows -----------------------------------------------------------
+
+WORKFLOWS = ROOT / ".github" / "workflows"
+
+
+def _workflow(name):
+    """A workflow file as data.  PyYAML reads the key `on` as True (YAML
+    1.1's boolean), so it is put back under its name."""
+    yaml = pytest.importorskip("yaml")   # in the test extra
+    path = WORKFLOWS / name
+    if not path.exists():
+        pytest.skip(f"no {path.relative_to(ROOT)} here (a wheel's test folder)")
+    workflow = yaml.safe_load(path.read_text())
+    if True in workflow:
+        workflow["on"] = workflow.pop(True)
+    return workflow
+
+
+def _macos_targets():
+    """{architecture: MACOSX_DEPLOYMENT_TARGET} of pyproject.toml's overrides."""
+    tomllib = pytest.importorskip("tomllib")   # Python 3.11+
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        config = tomllib.load(f)["tool"]["cibuildwheel"]
+    targets = {}
+    for override in config.get("overrides", []):
+        if m := re.fullmatch(r"\*-macosx_(\w+)", override["select"]):
+            targets[m.group(1)] = override["environment"]["MACOSX_DEPLOYMENT_TARGET"]
+    assert "MACOSX_DEPLOYMENT_TARGET" not in config["macos"].get("environment", {})
+    assert sorted(targets) == sorted(config["macos"]["archs"])
+    return targets
+
+
+def test_each_macos_wheel_targets_its_runners_macos():
+    """Homebrew's libomp, which the macOS wheels bundle, is built for the
+    runner's macOS: each architecture's runner image is pinned, and the
+    wheel's deployment target is that image's macOS (macos-14 -> 14.0)."""
+    targets = _macos_targets()
+    matrix = _workflow("wheels.yml")["jobs"]["wheels"]["strategy"]["matrix"]["include"]
+    runners = {row["archs"]: row["runner"] for row in matrix if row["runner"].startswith("macos")}
+    assert sorted(runners) == sorted(targets)
+    for arch, runner in runners.items():
+        # Pinned: macos-<major>, or macos-<major>-intel for the x86_64 images.
+        m = re.fullmatch(r"macos-(\d+)(-intel)?", runner)
+        assert m, f"{arch}: runner {runner} names no macOS version"
+        assert bool(m.group(2)) == (arch == "x86_64"), (arch, runner)
+        assert targets[arch] == f"{m.group(1)}.0", (arch, runner, targets[arch])
 
