@@ -2,7 +2,8 @@
 (Python versions, classifiers, keywords, links, the console script), the
 Cython API's .pxd beside the package, a wheel configuration that builds
 the Pythons the classifiers promise, an sdist without generated images,
-and macOS wheels that target their runners' macOS."""
+macOS wheels that target their runners' macOS, and a release workflow that
+publishes what the wheels workflow built and tested."""
 import importlib.metadata
 import io
 import re
@@ -156,3 +157,27 @@ def test_each_macos_wheel_targets_its_runners_macos():
         assert bool(m.group(2)) == (arch == "x86_64"), (arch, runner)
         assert targets[arch] == f"{m.group(1)}.0", (arch, runner, targets[arch])
 
+
+def test_the_release_workflow_publishes_what_the_wheels_workflow_built():
+    release = _workflow("release.yml")
+    assert release["on"] == {"push": {"tags": ["v*"]}}
+    assert release["permissions"] == {"contents": "read"}
+    jobs = release["jobs"]
+    # The build is the wheels workflow itself, which tests every wheel.
+    assert jobs["build"]["uses"] == "./.github/workflows/wheels.yml"
+    wheels = _workflow("wheels.yml")
+    assert "workflow_call" in wheels["on"] and "push" not in wheels["on"]   # no double build
+    assert {"wheels", "sdist"} <= set(wheels["jobs"])
+    uploaded = {job["steps"][-1]["with"]["path"] for job in wheels["jobs"].values()}
+    assert uploaded == {"wheelhouse/*.whl", "dist/*.tar.gz"}
+    # The publish job: after the build, trusted publishing in the pypi
+    # environment, the only job that may ask for an OIDC token.
+    publish = jobs["publish"]
+    assert publish["needs"] == ["build"]
+    assert publish["environment"]["name"] == "pypi"
+    assert publish["permissions"] == {"id-token": "write"}
+    assert all("permissions" not in job for name, job in jobs.items() if name != "publish")
+    uses = [step.get("uses", "") for step in publish["steps"]]
+    assert uses[0].startswith("actions/download-artifact@")
+    assert uses[-1].startswith("pypa/gh-action-pypi-publish@")
+    assert not any("password" in step.get("with", {}) for step in publish["steps"])
