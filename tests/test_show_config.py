@@ -1,5 +1,6 @@
 """``show_config()`` says how this copy was built and what it runs here, and a
 copy built without OpenMP says so at import, where the user sees it."""
+import json
 import os
 import subprocess
 import sys
@@ -7,7 +8,9 @@ import sys
 import pytest
 
 import sigmoid_backward as sb
-from sigmoid_backward import _build_config, _kernels, _show_config
+from sigmoid_backward import _build_config, _kernels, _show_config, _threads
+
+from helpers import usable_cpus
 
 SECTIONS = ["sigmoid_backward", "Compiler", "Machine", "Python", "OpenMP", "ISA", "Threads",
             "Thresholds (bytes)"]
@@ -19,7 +22,8 @@ def test_dicts_mode_returns_every_section():
     assert list(config) == SECTIONS
     assert config["sigmoid_backward"] == {"version": sb.__version__}
     assert config["Compiler"]["name"] and config["Compiler"]["version"]
-    assert config["Threads"] == {"default": sb.get_num_threads()}
+    assert config["Threads"] == {"default": _threads.resolve_threads(None),
+                                 "requested": sb.get_num_threads(), "CPUs": _kernels.num_procs()}
     assert config["Thresholds (bytes)"] == _kernels.thresholds()
 
 
@@ -84,6 +88,30 @@ def test_the_main_commands_lines():
         assert openmp.startswith(f"OpenMP: on, {_build_config.OPENMP['runtime']}, OpenMP ")
     else:
         assert openmp.startswith("OpenMP: off (") and openmp.endswith("): 1 thread")
+
+
+def test_threads_are_the_count_that_runs_not_the_count_asked():
+    """set_num_threads(64) on a 2-CPU machine runs 2 threads, and says so: the
+    default is capped at the CPUs this process may use, as the kernels cap
+    it.  In a fresh process, where OpenMP's limit is the CPUs (this run's
+    environment may have lowered it)."""
+    cpus = usable_cpus() if sb.OPENMP_ENABLED else 1
+    asked = cpus + 62
+    code = ("import json, sigmoid_backward as s\n"
+            "from sigmoid_backward import _show_config\n"
+            f"s.set_num_threads({asked})\n"
+            "print(json.dumps([s.show_config(mode='dicts')['Threads'], "
+            "_show_config.openmp_line()]))\n")
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True, timeout=300).stdout
+    threads, line = json.loads(out)
+    if sb.OPENMP_ENABLED:
+        assert threads == {"default": cpus, "requested": asked, "CPUs": cpus}
+        assert line.endswith(f": {cpus} thread{'s' if cpus != 1 else ''} by default "
+                             f"(capped from {asked})")
+    else:
+        assert threads == {"default": 1, "requested": 1, "CPUs": 1}
 
 
 @pytest.mark.parametrize("option, says", [

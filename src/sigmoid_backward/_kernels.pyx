@@ -148,6 +148,12 @@ cdef Py_ssize_t parallel_share_bytes() noexcept nogil:
     return sb_parallel_share()
 
 
+def num_procs():
+    """The processors this process may use, read at import (1 without
+    OpenMP): every call's thread count is capped at it (_threads.h)."""
+    return sb_threads_procs()
+
+
 def default_threads():
     """The default thread count (_threads.h): set_num_threads's value, else
     OpenMP's limit in the calling thread; 1 without OpenMP."""

@@ -31,6 +31,16 @@ def _isa():
             "selected": _kernels.current_isa()}
 
 
+def _threads_section():
+    """The threads a call without ``num_threads=`` runs on: the requested
+    default (:func:`get_num_threads`) capped as the kernels cap it, at
+    OpenMP's limit and at the CPUs this process may use (_threads.h); a small
+    call wakes fewer."""
+    return {"default": _threads.resolve_threads(None),
+            "requested": _threads.get_num_threads(),
+            "CPUs": _kernels.num_procs()}
+
+
 def config():
     """The configuration :func:`show_config` prints, as nested dicts."""
     return {
@@ -42,7 +52,7 @@ def config():
                    "numpy built against": NUMPY_BUILT_AGAINST},
         "OpenMP": _openmp(),
         "ISA": _isa(),
-        "Threads": {"default": _threads.get_num_threads()},
+        "Threads": _threads_section(),
         "Thresholds (bytes)": _kernels.thresholds(),
     }
 
@@ -62,8 +72,10 @@ def show_config(mode="stdout"):
     Like ``numpy.show_config()``: the version; the C compiler and its
     exactness flags; whether the kernels run on OpenMP threads, and which
     runtime (libgomp, LLVM's libomp, MSVC's vcomp); the instruction sets
-    compiled, those this CPU runs and the one selected; the default thread
-    count; and the kernels' size thresholds.
+    compiled, those this CPU runs and the one selected; the threads a call
+    runs on by default (the requested count, :func:`get_num_threads`, capped
+    at the CPUs this process may use), the requested count and the CPUs; and
+    the kernels' size thresholds.
 
     Parameters
     ----------
@@ -93,11 +105,13 @@ def show_config(mode="stdout"):
 def openmp_line():
     """One line on OpenMP, for ``python -m sigmoid_backward``."""
     openmp = _openmp()
-    threads = _threads.get_num_threads()
     if not openmp["enabled"]:
         return f"OpenMP: off ({_why_single_threaded()}): 1 thread"
+    threads = _threads_section()
+    n = threads["default"]
+    capped = f" (capped from {threads['requested']})" if threads["requested"] != n else ""
     return (f"OpenMP: on, {openmp['runtime']}, OpenMP {openmp['version']}: "
-            f"{threads} thread{'s' if threads != 1 else ''} by default")
+            f"{n} thread{'s' if n != 1 else ''} by default{capped}")
 
 
 def isa_line():
