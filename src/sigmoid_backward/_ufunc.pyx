@@ -18,7 +18,6 @@ NumPy asks for every combination of input dtypes without a loop of its own,
 and which also names each loop's result dtype below.
 """
 cimport numpy as cnp
-from cpython.mem cimport PyMem_Malloc
 from cpython.object cimport PyObject
 from cpython.pycapsule cimport PyCapsule_New
 from cpython.ref cimport Py_XDECREF
@@ -38,7 +37,7 @@ cdef extern from "Python.h":
 
 cdef extern from "_promotion.h":
     ctypedef struct PyArray_DTypeMeta:
-        int type_num
+        pass
     void sb_set_bfloat16_num(int num)
     PyArray_DTypeMeta *sb_promote(PyArray_DTypeMeta *g, PyArray_DTypeMeta *y) except NULL
     int sb_promoter(object, PyArray_DTypeMeta **, PyArray_DTypeMeta **,
@@ -46,7 +45,6 @@ cdef extern from "_promotion.h":
     int sb_refuse(PyArray_DTypeMeta **dtypes, PyObject **known) except -1
 
 cdef extern from "numpy/ndarraytypes.h":
-    enum: NPY_USERDEF   # the first type number of a user dtype (bfloat16's)
     # The field the inner loop reads (numpy's .pxd keeps the struct opaque).
     ctypedef struct Descr "PyArray_Descr":
         int type_num
@@ -84,17 +82,6 @@ cdef int _strided_loop(PyArrayMethod_Context *context, char **args,
             <Kind>kind_of(descrs[1].type_num), args[1], steps[1],
             args[2], steps[2], dimensions[0], 0)   # 0: the calling thread's count
     return 0
-
-
-cdef void _legacy_loop(char **args, cnp.npy_intp *dimensions, cnp.npy_intp *steps,
-                       void *data) noexcept nogil:
-    """The same inner loop for the legacy table (below): the operands' type
-    numbers are the loop's three in the table, where ``data`` points."""
-    cdef const char *types = <const char *>data
-    compute(<Kind>kind_of(types[2]),
-            <Kind>kind_of(types[0]), args[0], steps[0],
-            <Kind>kind_of(types[1]), args[1], steps[1],
-            args[2], steps[2], dimensions[0], 0)
 
 
 cdef bytes _DOC = b"""\
@@ -164,48 +151,6 @@ for _g in _dtypes.SUPPORTED:
             PyUFunc_AddLoopFromSpec(ufunc, &_spec)
         finally:
             Py_XDECREF(<PyObject *>_loop_dtypes[2])
-
-# ufunc.types and ufunc.ntypes list the loops as np.multiply's do ('ff->f').
-# NumPy reads both from the ufunc's legacy loop table (types, ntypes, and
-# their inner loops, functions and data), which loops added as ArrayMethods
-# leave empty, so the table is filled here with the loops above whose
-# dtypes are NumPy's own: a user dtype (bfloat16) has no type character.
-# The same-dtype loops come first and the mixed ones after, as in
-# np.multiply's list, because NumPy's legacy type resolution takes the first
-# loop its inputs fit (NumPy 2.0 and 2.1 use it under NPY_PROMOTION_STATE=
-# legacy or weak_and_warn, their switches back to NumPy 1's value-based
-# promotion).  Otherwise NumPy dispatches through the ArrayMethods and the
-# promoter, and reads the table only for a signature= the promoter finds no
-# loop for: it then looks for that signature here, finds none either, and
-# raises np.multiply's error ("No loop matching the specified signature and
-# casting was found").  It calls a table's functions only through a loop it
-# wraps from the table, for a type tuple without an ArrayMethod, which this
-# table has none of; they are the same inner loop all the same, so that the
-# table is whole.  The same fields are what numba's DUFunc fills after
-# creating its ufunc.
-_builtin = [d for d in _dtypes.SUPPORTED if d.num < NPY_USERDEF]
-_listed = ([(d, d) for d in _builtin]
-           + [(g, y) for g in _builtin for y in _builtin if g != y])
-# The ufunc keeps pointers to the table: it lives as long as the process.
-cdef char *_legacy_types = <char *>PyMem_Malloc(3 * len(_listed))
-cdef cnp.PyUFuncGenericFunction *_legacy_functions = <cnp.PyUFuncGenericFunction *>PyMem_Malloc(
-    len(_listed) * sizeof(cnp.PyUFuncGenericFunction))
-cdef void **_legacy_data = <void **>PyMem_Malloc(len(_listed) * sizeof(void *))
-if not (_legacy_types and _legacy_functions and _legacy_data):
-    raise MemoryError("sigmoid_backward.ufunc's loop table")
-cdef PyArray_DTypeMeta *_result
-for _i, (_g, _y) in enumerate(_listed):
-    _result = sb_promote(_dtype_class(_g), _dtype_class(_y))   # a new reference
-    _legacy_types[3 * _i] = _g.num
-    _legacy_types[3 * _i + 1] = _y.num
-    _legacy_types[3 * _i + 2] = _result.type_num
-    Py_XDECREF(<PyObject *>_result)
-    _legacy_functions[_i] = _legacy_loop
-    _legacy_data[_i] = &_legacy_types[3 * _i]
-(<cnp.ufunc>ufunc).types = _legacy_types
-(<cnp.ufunc>ufunc).functions = _legacy_functions
-(<cnp.ufunc>ufunc).data = _legacy_data
-(<cnp.ufunc>ufunc).ntypes = len(_listed)
 
 PyUFunc_AddPromoter(ufunc, (None, None, None),
                     PyCapsule_New(<void *>sb_promoter, b"numpy._ufunc_promoter", NULL))
