@@ -104,6 +104,33 @@ def assert_same(actual, expected, context="", *, nan_payloads=False):
             f"!= {expected_arr[first]!r} (bits {bits(e_bits)}); {arrays}")
 
 
+def eps(dtype):
+    """The spacing of 1.0 in ``dtype`` (of its parts, for complex)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "c":
+        dtype = np.dtype(dtype.type(0).real.dtype)
+    return float(ml_dtypes.finfo(dtype).eps if dtype == BF16 else np.finfo(dtype).eps)
+
+
+def assert_within_roundings(actual, expected, roundings=2, context=""):
+    """Same dtype and shape, NaNs where ``expected`` has them, and every other
+    element within ``roundings`` times its dtype's eps times the largest
+    ``expected`` (normwise: two formulas of one derivative differ by more,
+    relatively, where one of them cancels near zero)."""
+    actual_arr, expected_arr = np.asarray(actual), np.asarray(expected)
+    assert actual_arr.dtype == expected_arr.dtype and actual_arr.shape == expected_arr.shape, \
+        f"{context}: {actual_arr.dtype}{actual_arr.shape} != {expected_arr.dtype}" \
+        f"{expected_arr.shape}"
+    wide = np.complex128 if actual_arr.dtype.kind == "c" else np.float64
+    a, e = actual_arr.astype(wide), expected_arr.astype(wide)
+    nan = np.isnan(e)
+    assert (np.isnan(a) == nan).all(), f"{context}: NaNs differ"
+    scale = max(float(np.abs(e[~nan]).max(initial=0.0)), np.finfo(np.float64).tiny)
+    error = float(np.abs(a[~nan] - e[~nan]).max(initial=0.0)) / (eps(actual_arr.dtype) * scale)
+    assert error <= roundings, \
+        f"{context}: off by {error:.2f} roundings of {actual_arr.dtype} (allowed {roundings})"
+
+
 # ---- threads -----------------------------------------------------------------
 
 def run_threads(target, count, *, barrier=False, timeout=WAIT):

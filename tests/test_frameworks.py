@@ -79,7 +79,8 @@ def test_torch_mixed_with_numpy_scalars_and_0d(torch):
 def test_torch_inputs_needing_care_are_read_right_and_left_alone(torch):
     g = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     y = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
-    result = sb(g, y)
+    with torch.no_grad():   # under grad mode they are refused (below)
+        result = sb(g, y)
     assert not result.requires_grad and g.grad is None and g.requires_grad
     assert_same(result.numpy(), np.array([0.0, -4.0, -18.0], np.float32))
     base = torch.tensor([1 + 2j, -3 + 0.5j], dtype=torch.complex64)
@@ -88,6 +89,52 @@ def test_torch_inputs_needing_care_are_read_right_and_left_alone(torch):
     strided = torch.arange(24, dtype=torch.bfloat16).reshape(4, 6).t()[::2]
     assert_same(tensor_values(sb(strided, 0.5)),
                 sb(tensor_values(strided.contiguous()), 0.5))
+
+
+@pytest.mark.parametrize("make", [
+    lambda torch: torch.tensor([1.0, 2.0], requires_grad=True),
+    lambda torch: torch.nn.Parameter(torch.tensor([1.0, 2.0])),
+    lambda torch: torch.tensor([1.0, 2.0], requires_grad=True).to(torch.bfloat16),
+])
+def test_torch_gradients_that_would_be_lost_are_refused(torch, make):
+    t = make(torch)
+    calls = ((lambda: sb(t, 0.5), "grad_output"), (lambda: sb(np.ones(2), t), "output"),
+             (lambda: sb(t, 0.5, out=np.empty(2, np.float64)), "grad_output"))
+    for call, name in calls:
+        with pytest.raises(TypeError, match=f"^{name}: a tensor that requires grad, under grad "
+                                            f"mode: .* silently lost; use sigmoid_backward.torch"):
+            call()
+    with torch.no_grad():
+        assert_same(tensor_values(sb(t, 0.5)), sb(tensor_values(t), 0.5))
+    assert_same(tensor_values(sb(t.detach(), 0.5)), sb(tensor_values(t), 0.5))
+
+
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated")   # torch.func's import
+def test_torch_func_transforms_are_refused_for_the_op(torch):
+    func = torch.func
+    transforms = (lambda f: func.grad(lambda x: f(x).sum()),
+                  lambda f: lambda x: func.jvp(f, (x,), (x,)),
+                  func.vmap)
+    for transform in transforms:
+        for f, argument in ((lambda x: sb(x, 0.5), "grad_output"),
+                            (lambda x: sb(np.ones(3, np.float32), x), "output")):
+            with pytest.raises(TypeError, match=f"^{argument}: a tensor inside a torch.func "
+                                                f"transform .* sigmoid_backward.torch"):
+                transform(f)(torch.ones(3))
+
+
+def test_torch_forward_mode_tangents_are_refused(torch):
+    forward_ad = torch.autograd.forward_ad
+    with forward_ad.dual_level():
+        dual = forward_ad.make_dual(torch.ones(3), torch.ones(3))
+        for call, name in ((lambda: sb(dual, 0.5), "grad_output"),
+                           (lambda: sb(np.ones(3), dual), "output")):
+            with pytest.raises(TypeError, match=f"^{name}: a dual tensor .* whose tangent the "
+                                                f"result would silently lose"):
+                call()
+        # Without a tangent, a tensor reads as ever, inside the level too.
+        assert sb(torch.ones(3), 0.5).tolist() == [0.25] * 3
+        assert sb(forward_ad.unpack_dual(dual).primal, 0.5).tolist() == [0.25] * 3
 
 
 def test_torch_options_apply(torch):

@@ -10,7 +10,14 @@ import pytest
 
 import sigmoid_backward
 
-from helpers import ALL_DTYPES, assert_same, import_framework, random_array, specials
+from helpers import (
+    ALL_DTYPES,
+    assert_same,
+    assert_within_roundings,
+    import_framework,
+    random_array,
+    specials,
+)
 
 jax = import_framework("jax")
 jnp = jax.numpy
@@ -92,6 +99,105 @@ def test_grad_matches_jaxs_own_sigmoid_and_differentiates_twice():
     xc = jnp.linspace(-2, 2, 7) + 0.5j
     check_grads(sbj.sigmoid_backward, (xc, jax.nn.sigmoid(xc)), order=2,
                               modes=("fwd", "rev"))
+
+
+def _reference(g, y):
+    """The plain jnp formula, which JAX differentiates itself."""
+    return g * jnp.conj((1 - y) * y)
+
+
+def _output_term(g, y, dy):
+    """The derivative's term in output, as sigmoid_backward.jax writes it."""
+    return g * jnp.conj((1 - 2 * y) * dy)
+
+
+def _holomorphic(dtype):
+    return np.dtype(dtype).kind == "c"
+
+
+def _roundings(dtype):
+    """A real product rounds once; a complex one's parts up to twice."""
+    return 2 if _holomorphic(dtype) else 1
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_jvp_is_the_kernel_on_the_tangent_plus_the_output_term(dtype):
+    g, y = (jnp.asarray(a) for a in _pair(dtype, shape=(4, 9)))
+    dg, dy = (jnp.asarray(a) for a in _pair(dtype, shape=(4, 9))[::-1])
+    primal, tangent = jax.jvp(sbj.sigmoid_backward, (g, y), (dg, dy))
+    assert_same(np.asarray(primal), _ufunc(g, y))
+    expected = jnp.asarray(_ufunc(dg, y)) + _output_term(g, y, dy)   # the same formula
+    assert_same(np.asarray(tangent), np.asarray(expected))
+    (_, only_g), (_, only_y) = (jax.jvp(sbj.sigmoid_backward, (g, y), t)
+                                for t in ((dg, jnp.zeros_like(y)), (jnp.zeros_like(g), dy)))
+    assert_same(np.asarray(only_g), _ufunc(dg, y))   # the kernel on the tangent, bit for bit
+    # And JAX's own derivative of the plain formula, within roundings.
+    _, theirs = jax.jvp(_reference, (g, y), (dg, dy))
+    assert_within_roundings(np.asarray(tangent), np.asarray(theirs), _roundings(dtype), "jvp")
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_jacobians_and_hessian_of_sigmoid_backward_are_the_plain_formulas(dtype):
+    g, y = (jnp.asarray(a) for a in _pair(dtype, shape=(6,)))
+    ct = jnp.asarray(_pair(dtype, shape=(6,))[1])
+    options = {"argnums": (0, 1), "holomorphic": _holomorphic(dtype)}
+
+    def total(f):
+        return lambda g, y: (f(g, y) * ct).sum()
+    for name, transform in (("jacfwd", jax.jacfwd), ("jacrev", jax.jacrev)):
+        ours = transform(sbj.sigmoid_backward, **options)(g, y)
+        theirs = transform(_reference, **options)(g, y)
+        # The derivative in grad_output is the kernel at the unit vectors.
+        assert_same(np.diagonal(np.asarray(ours[0])), _ufunc(np.ones_like(g), y))
+        for a, b in zip(ours, theirs, strict=True):
+            assert_within_roundings(np.asarray(a), np.asarray(b), _roundings(dtype), name)
+    ours = jax.hessian(total(sbj.sigmoid_backward), **options)(g, y)
+    theirs = jax.hessian(total(_reference), **options)(g, y)
+    for a, b in zip(jax.tree.leaves(ours), jax.tree.leaves(theirs), strict=True):
+        assert_within_roundings(np.asarray(a), np.asarray(b), _roundings(dtype), "hessian")
+
+
+def test_vmap_is_one_call_on_the_batch():
+    g, y = _pair(np.float32, shape=(5, 7))
+    for in_axes, args in (((0, 0), (g, y)), ((1, None), (g.T, y[0]))):
+        jaxpr = jax.make_jaxpr(jax.vmap(sbj.sigmoid_backward, in_axes=in_axes))(*args).jaxpr
+        calls = [e for e in jaxpr.eqns if e.primitive.name == "sigmoid_backward"]
+        assert [c.outvars[0].aval.shape for c in calls] == [(5, 7)]
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_sigmoids_derivatives_in_both_modes_are_the_kernel(dtype):
+    x, dx = (jnp.asarray(a) for a in _pair(dtype, shape=(9,)))
+    y = jax.nn.sigmoid(x)
+    conj_y = np.conj(np.asarray(y))
+    primal, tangent = jax.jvp(sbj.sigmoid, (x,), (dx,))
+    assert_same(np.asarray(primal), np.asarray(y))
+    assert_same(np.asarray(tangent), _ufunc(dx, conj_y))
+    assert_same(np.asarray(jax.jit(lambda x, t: jax.jvp(sbj.sigmoid, (x,), (t,))[1])(x, dx)),
+                _ufunc(dx, conj_y))
+    (cotangent,) = jax.vjp(sbj.sigmoid, x)[1](dx)
+    assert_same(np.asarray(cotangent), _ufunc(dx, conj_y))
+    options = {"holomorphic": _holomorphic(dtype)}
+    ones = _ufunc(np.ones_like(dx), conj_y)
+    for transform in (jax.jacfwd, jax.jacrev):
+        assert_same(np.diagonal(np.asarray(transform(sbj.sigmoid, **options)(x))), ones)
+    assert_same(np.asarray(jax.vmap(sbj.sigmoid)(x)), np.asarray(y))
+    # And jax.nn.sigmoid's own derivatives, within roundings.
+    _, theirs = jax.jvp(jax.nn.sigmoid, (x,), (dx,))
+    assert_within_roundings(np.asarray(tangent), np.asarray(theirs), _roundings(dtype), "jvp")
+
+    def total(f):
+        return lambda x: (f(x) * dx).sum()
+    ours = jax.hessian(total(sbj.sigmoid), **options)(x)
+    theirs = jax.hessian(total(jax.nn.sigmoid), **options)(x)
+    assert_within_roundings(np.asarray(ours), np.asarray(theirs), _roundings(dtype), "hessian")
+
+
+def test_python_floats_differentiate_as_for_jax_nn_sigmoid():
+    for transform in (lambda f: lambda x: jax.jvp(f, (x,), (1.0,))[1], jax.grad, jax.hessian):
+        ours, theirs = transform(sbj.sigmoid)(1.5), transform(jax.nn.sigmoid)(1.5)
+        assert float(ours) == pytest.approx(float(theirs), rel=1e-15)
+    assert jax.jvp(sbj.sigmoid_backward, (2.0, 0.5), (1.0, 1.0))[1] == 0.25 + 0.0
 
 
 def test_broadcasting_and_weak_scalars_follow_jax():

@@ -109,14 +109,19 @@ def call(grad_output, output, out, function, options):
 def _plain_tensors(g, y, compute):
     """The common case in fewer steps: two CPU tensors of a dtype NumPy has,
     without lazy bits, and no out=, are their ``.numpy()`` views, detached
-    first when they require grad (which the op's inputs do below autograd).
-    ``.numpy()`` refuses every other tensor: then NotImplemented."""
+    first when they require grad outside grad mode (the op's inputs do,
+    below autograd).  ``.numpy()`` refuses every other tensor: then
+    NotImplemented.  While a forward-mode dual level is open the general
+    path reads them, which refuses a tensor with a tangent."""
     torch = sys.modules.get("torch")
-    if torch is None or g.dtype is torch.bfloat16 or y.dtype is torch.bfloat16:
+    if torch is None or g.dtype is torch.bfloat16 or y.dtype is torch.bfloat16 \
+            or torch.autograd.forward_ad._current_level >= 0:
         return NotImplemented
     try:
         g_view, y_view = g.numpy(), y.numpy()
     except (TypeError, RuntimeError):
+        _refuse_untracked(g, "grad_output")
+        _refuse_untracked(y, "output")
         try:   # autograd history: the same memory, detached
             g_view, y_view = g.detach().numpy(), y.detach().numpy()
         except (TypeError, RuntimeError):
@@ -164,20 +169,61 @@ def _refuse_tracer(x, name):
                         f"sigmoid_backward, which runs this kernel as an XLA custom call")
 
 
+# A result computed on NumPy views carries no derivatives.  Tensors whose
+# derivatives would be silently lost with it are refused, pointing at the op
+# (sigmoid_backward.torch), which has them.  The op's own kernel gets its
+# inputs with autograd off in both modes, so none of these refuse there.
+_USE_THE_OP = ("use sigmoid_backward.torch.sigmoid_backward "
+               "(torch.ops.sigmoid_backward.sigmoid_backward), which has derivatives")
+
+
+def _refuse_untracked(t, name):
+    """Raise for a torch.func tensor, or one that requires grad under grad mode."""
+    torch = sys.modules.get("torch")
+    if torch is None:   # a stand-in
+        return
+    if torch._C._functorch.is_functorch_wrapped_tensor(t):
+        raise TypeError(f"{name}: a tensor inside a torch.func transform (grad, vjp, jvp, "
+                        f"vmap, ...), whose derivatives and batch a NumPy result cannot "
+                        f"carry: {_USE_THE_OP} and batches")
+    if t.requires_grad and torch.is_grad_enabled():
+        raise TypeError(f"{name}: a tensor that requires grad, under grad mode: the result "
+                        f"would have no autograd history, and the gradient through it "
+                        f"would be silently lost; {_USE_THE_OP}, or pass {name}.detach() "
+                        f"(or call under torch.no_grad()) for the values alone")
+
+
+def _refuse_tangent(t, name):
+    """Raise for a dual tensor (torch.autograd.forward_ad) with a tangent."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return
+    forward_ad = torch.autograd.forward_ad
+    if forward_ad._current_level >= 0 and torch._C._is_fwd_grad_enabled() \
+            and forward_ad.unpack_dual(t).tangent is not None:
+        raise TypeError(f"{name}: a dual tensor (torch.autograd.forward_ad), whose tangent "
+                        f"the result would silently lose; {_USE_THE_OP}, or pass "
+                        f"forward_ad.unpack_dual({name}).primal for the values alone")
+
+
 def _input(x, name, kind):
     """An input as the ufunc takes it: framework arrays as NumPy views."""
     if kind is None:
         return x
     if kind == "torch":
         try:
-            return _torch_view(x)
+            view = _torch_view(x)
         except (TypeError, RuntimeError):
             _refuse_device(x, name, kind)
+            _refuse_untracked(x, name)
             try:
                 # Autograd history, lazy conj/neg bits: resolved, then viewed.
                 return _torch_view(plain_tensor(x))
             except (TypeError, RuntimeError):
                 return as_array(x, name)   # other dtypes: DLPack, or an error naming x
+        _refuse_untracked(x, name)   # bfloat16's int16 view drops requires_grad
+        _refuse_tangent(x, name)
+        return view
     if kind == "jax":
         _refuse_tracer(x, name)
     _refuse_device(x, name, kind)

@@ -1,15 +1,20 @@
 """sigmoid_backward for JAX: this library's kernel as an XLA custom call.
 
-:func:`sigmoid_backward` runs under ``jax.jit`` and ``jax.vmap`` through an
-XLA FFI handler (``_xla_ffi``, built with the package when a C++17 compiler
-is found) that calls the ufunc's own kernel, so its results are the
-ufunc's, bit for bit.  :func:`sigmoid` is ``jax.nn.sigmoid`` with a
-``custom_vjp`` whose backward is :func:`sigmoid_backward`.
+:func:`sigmoid_backward` runs through an XLA FFI handler (``_xla_ffi``,
+built with the package when a C++17 compiler is found) that calls the
+ufunc's own kernel, so its results are the ufunc's, bit for bit, under
+``jax.jit``, ``jax.vmap`` (one call on the batch) and both modes of
+differentiation.  :func:`sigmoid` is ``jax.nn.sigmoid`` whose derivatives,
+forward (``jax.jvp``, ``jacfwd``) and reverse (``jax.grad``, ``vjp``,
+``jacrev``), are :func:`sigmoid_backward`, differentiable again.
 
 Importing this module imports jax; ``import sigmoid_backward`` does not.
 """
 import jax
 import jax.numpy as jnp
+from jax.core import ShapedArray
+from jax.extend.core import Primitive
+from jax.interpreters import ad, batching, mlir
 
 from . import _dtypes
 
@@ -32,35 +37,74 @@ jax.ffi.register_ffi_target(_TARGET, _handler(), platform="cpu")
 
 _SUPPORTED = tuple(jnp.dtype(d.name) for d in _dtypes.TABLE)   # the package's dtypes
 
+# The kernel's call is a primitive of its own, with a rule for each of JAX's
+# transforms.  A custom_jvp function would do for sigmoid_backward itself,
+# but sigmoid's tangent is this call on dx, and reverse mode transposes that
+# tangent: JAX transposes a primitive that says it is linear in
+# grad_output (its transpose is the same call on the cotangent), not a
+# custom_jvp function or a custom call.
+_kernel = Primitive("sigmoid_backward")
 
-@jax.custom_jvp
-def _call(g, y):
+
+def _impl(g, y):
     # One dtype and one shape: the handler computes element for element.
-    # Under vmap every operand gets the batch axis ("broadcast_all").
-    result = jax.ShapeDtypeStruct(g.shape, g.dtype)
-    return jax.ffi.ffi_call(_TARGET, result, vmap_method="broadcast_all")(g, y)
+    # (A Python float stays one through jax.jvp: an array here.)
+    g, y = jnp.asarray(g), jnp.asarray(y)
+    return jax.ffi.ffi_call(_TARGET, jax.ShapeDtypeStruct(g.shape, g.dtype))(g, y)
 
 
-@_call.defjvp
-def _call_jvp(primals, tangents):
-    """The derivative, in JAX's arithmetic (linear in the tangents, so JAX
-    can transpose it for ``grad``): d(g * conj(s(y))) with s(y) = (1 - y) y
-    is dg * conj(s(y)) + g * conj((1 - 2 y) dy)."""
-    g, y = primals
-    dg, dy = tangents
-    result = _call(g, y)
-    s = (1 - y) * y
-    d = dg * jnp.conj(s) + g * jnp.conj((1 - 2 * y) * dy)
-    return result, d
+_kernel.def_impl(_impl)
+_kernel.def_abstract_eval(lambda g, y: ShapedArray(g.shape, g.dtype))
+mlir.register_lowering(_kernel, jax.ffi.ffi_lowering(_TARGET), platform="cpu")
+
+
+def _tangent_of_grad_output(dg, g, y):
+    return _kernel.bind(dg, y)   # linear in g: the call itself
+
+
+def _tangent_of_output(dy, g, y):
+    """d(g conj(s(y))) with s(y) = (1 - y) y, for y: g conj((1 - 2 y) dy),
+    in JAX's arithmetic (so that it is differentiable and transposable)."""
+    return g * jnp.conj((1 - 2 * y) * dy)
+
+
+ad.defjvp(_kernel, _tangent_of_grad_output, _tangent_of_output)
+
+
+def _transpose(ct, g, y):
+    """The call is linear in grad_output alone: g -> g conj(s(y)) is its own
+    transpose (JAX transposes without conjugating)."""
+    if ad.is_undefined_primal(y):
+        raise NotImplementedError("sigmoid_backward is linear in grad_output, not in output")
+    if type(ct) is ad.Zero:
+        return [ad.Zero(g.aval), None]
+    return [_kernel.bind(ct, y), None]
+
+
+ad.primitive_transposes[_kernel] = _transpose
+
+
+def _batched(args, dims):
+    """vmap's rule: elementwise, so one call on the batch, with its axis
+    first; an unbatched operand (of the example's shape, its axis None) is
+    broadcast to it."""
+    size = next(a.shape[d] for a, d in zip(args, dims, strict=True) if d is not None)
+    g, y = (jnp.broadcast_to(a, (size, *a.shape)) if d is None else jnp.moveaxis(a, d, 0)
+            for a, d in zip(args, dims, strict=True))
+    return _kernel.bind(g, y), 0
+
+
+batching.primitive_batchers[_kernel] = _batched
 
 
 def sigmoid_backward(grad_output, output):
     """Gradient of the sigmoid, ``grad_output * (1 - output) * output``,
     conjugated for complex, as an XLA custom call on the CPU.
 
-    Works under ``jax.jit``, ``jax.vmap`` and ``jax.grad`` (its derivative
-    is computed by XLA); the values are this library's ufunc's, bit for bit
-    (float16 and bfloat16 computed in float32 and rounded once).
+    Works under ``jax.jit``, ``jax.vmap`` and ``jax.jvp``, ``jax.grad`` and
+    their compositions (its derivative in ``output`` is computed by XLA, in
+    ``grad_output`` by this call); the values are this library's ufunc's,
+    bit for bit (float16 and bfloat16 computed in float32 and rounded once).
 
     Parameters
     ----------
@@ -86,12 +130,12 @@ def sigmoid_backward(grad_output, output):
     g = jnp.asarray(grad_output, dtype)
     y = jnp.asarray(output, dtype)
     shape = jnp.broadcast_shapes(g.shape, y.shape)
-    return _call(jnp.broadcast_to(g, shape), jnp.broadcast_to(y, shape))
+    return _kernel.bind(jnp.broadcast_to(g, shape), jnp.broadcast_to(y, shape))
 
 
-@jax.custom_vjp
+@jax.custom_jvp
 def sigmoid(x):
-    """``jax.nn.sigmoid(x)``, whose gradient is :func:`sigmoid_backward`.
+    """``jax.nn.sigmoid(x)``, whose derivatives are :func:`sigmoid_backward`.
 
     Parameters
     ----------
@@ -101,23 +145,21 @@ def sigmoid(x):
     Returns
     -------
     jax.Array
-        ``jax.nn.sigmoid(x)``; its vector-Jacobian product with ``ct`` is
-        ``sigmoid_backward(ct, conj(sigmoid(x)))``: ``ct * (1 - y) * y``,
-        unconjugated, as JAX's convention for complex is.
+        ``jax.nn.sigmoid(x)``.  Its tangent at ``dx`` (``jax.jvp``,
+        ``jacfwd``) is ``sigmoid_backward(dx, conj(y))``, and its
+        vector-Jacobian product with ``ct`` (``jax.grad``, ``vjp``,
+        ``jacrev``) the same call on ``ct``: ``ct * (1 - y) * y``,
+        unconjugated, as JAX's convention for complex is.  Both are this
+        library's kernel, differentiable again (``jax.hessian``).
     """
     return jax.nn.sigmoid(x)
 
 
-def _sigmoid_fwd(x):
+@sigmoid.defjvp
+def _sigmoid_jvp(primals, tangents):
+    # f'(x) dx = (1 - y) y dx: the kernel's conj((1 - y) y) at conj(y), and
+    # linear in dx, so reverse mode transposes it to the kernel on ct.  conj
+    # is exact, and does nothing to reals.
+    (x,), (dx,) = primals, tangents
     y = jax.nn.sigmoid(x)
-    return y, y
-
-
-def _sigmoid_bwd(y, ct):
-    # JAX's vector-Jacobian product of a holomorphic function is ct * f'(x),
-    # unconjugated (PyTorch conjugates): the kernel's conj((1 - y) y) at
-    # conj(y) is (1 - y) y.  conj is exact, and does nothing to reals.
-    return (sigmoid_backward(ct, jnp.conj(y)),)
-
-
-sigmoid.defvjp(_sigmoid_fwd, _sigmoid_bwd)
+    return y, _kernel.bind(dx, jnp.conj(y))
