@@ -1,4 +1,12 @@
-"""Test-suite options.
+"""Test-suite options, for every folder of tests/.
+
+The tests sit in one folder per subject, each with a conftest.py saying what
+it tests and holding the fixtures only it uses: core/ (the kernels and the
+compiled modules), numpy_contract/ (the ufunc and the function as NumPy
+users meet them), frameworks/ (PyTorch, JAX), aclnn/, golden/ and
+packaging/ (what ships and what it says).  Helpers shared across folders
+(helpers.py, hostile.py, dtypes_catalogue.py) are here, on sys.path through
+pyproject.toml's ``pythonpath``.
 
 Tests marked ``slow`` (the 10,000-example fuzzing budget) are skipped by
 default so that ``python -m pytest`` stays quick; run them with
@@ -26,18 +34,7 @@ def pytest_collection_modifyitems(config, items):
 
 # A build without OpenMP warns at import (sigmoid_backward/_show_config.py).
 # The tests that run Python in a subprocess compare its output, so they do
-# not see that warning; tests/test_show_config.py checks it, without this.
+# not see that warning; tests/packaging/test_show_config.py checks it, without this.
 os.environ["PYTHONWARNINGS"] = ",".join(
     filter(None, [os.environ.get("PYTHONWARNINGS"),
                   "ignore:sigmoid_backward was built without OpenMP:RuntimeWarning"]))
-
-
-@pytest.fixture
-def stream():
-    """A new aclnn stream, destroyed after the test unless the test did."""
-    from sigmoid_backward import aclnn
-    status, s = aclnn.aclrtCreateStream()
-    assert status == aclnn.ACLNN_SUCCESS
-    yield s
-    if not s.destroyed:
-        aclnn.aclrtDestroyStream(s)

@@ -1,7 +1,8 @@
-"""Shared test helpers: the dtypes, the one exact comparison, the thread
+"""Shared test helpers: the one exact comparison, the thread
 runner, a Ctrl-C runner, the memory in use, what this process runs on
 (CPUs, a sanitizer), the array generators, and the optional frameworks'
-import.  Objects whose export raises are in hostile.py."""
+import.  Objects whose export raises are in hostile.py; the dtypes, by
+name, in dtypes_catalogue.py."""
 import ctypes
 import importlib
 import os
@@ -15,12 +16,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-BF16 = np.dtype(ml_dtypes.bfloat16)
-ALL_DTYPES = [np.dtype(np.float16), BF16, np.dtype(np.float32), np.dtype(np.float64),
-              np.dtype(np.complex64), np.dtype(np.complex128)]
-REAL_DTYPES = ALL_DTYPES[:4]
-# "float16", "bfloat16", "float32", "float64", "complex64", "complex128"
-BY_NAME = {dtype.name: dtype for dtype in ALL_DTYPES}
+from dtypes_catalogue import BFLOAT16
 
 WAIT = 60  # seconds: a bound for a hung thread, never reached when all is well
 
@@ -45,7 +41,7 @@ def tensor_values(t):
     through its bits; autograd history dropped)."""
     torch = sys.modules["torch"]
     t = t.detach()
-    return t.view(torch.int16).numpy().view(BF16) if t.dtype == torch.bfloat16 else t.numpy()
+    return t.view(torch.int16).numpy().view(BFLOAT16) if t.dtype == torch.bfloat16 else t.numpy()
 
 
 # ---- comparing ---------------------------------------------------------------
@@ -109,7 +105,7 @@ def eps(dtype):
     dtype = np.dtype(dtype)
     if dtype.kind == "c":
         dtype = np.dtype(dtype.type(0).real.dtype)
-    return float(ml_dtypes.finfo(dtype).eps if dtype == BF16 else np.finfo(dtype).eps)
+    return float(ml_dtypes.finfo(dtype).eps if dtype == BFLOAT16 else np.finfo(dtype).eps)
 
 
 def assert_within_roundings(actual, expected, roundings=2, context=""):
@@ -211,7 +207,7 @@ def specials(dtype):
     """Special values (+-0, +-inf, NaN, subnormals, largest finite) in dtype;
     for complex, every pair of them as (real, imag)."""
     dtype = np.dtype(dtype)
-    info = ml_dtypes.finfo(dtype) if dtype == BF16 else np.finfo(dtype)
+    info = ml_dtypes.finfo(dtype) if dtype == BFLOAT16 else np.finfo(dtype)
     extra = [float(info.max), -float(info.max), float(info.smallest_subnormal),
              -float(info.smallest_subnormal), float(info.tiny)]
     values = SPECIALS + extra
@@ -239,7 +235,7 @@ def layouts(rng, shape, dtype):
     strided = big[tuple(slice(None, None, 2) for _ in shape)]
     yield "strided", strided
     yield "reversed", base[tuple(slice(None, None, -1) for _ in shape)]
-    if dtype != BF16:
+    if dtype != BFLOAT16:
         yield "byteswapped", base.astype(base.dtype.newbyteorder())
     ro = base.copy()
     ro.flags.writeable = False

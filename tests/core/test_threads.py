@@ -1,0 +1,212 @@
+"""Threads: the count policy, threadpoolctl, and results that never depend on it."""
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import sigmoid_backward as sb
+from sigmoid_backward import _threads, reference, sigmoid_backward
+
+from dtypes_catalogue import ALL_DTYPES
+from helpers import assert_same, random_array, usable_cpus
+
+needs_openmp = pytest.mark.skipif(not sb.OPENMP_ENABLED, reason="built without OpenMP")
+needs_two_cpus = pytest.mark.skipif(usable_cpus() < 2,
+                                    reason="counts are capped at the CPUs this process may use")
+
+
+@pytest.fixture
+def restore_threads():
+    yield
+    sb.set_num_threads(None)
+
+
+def _default_in_subprocess(env_value):
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    if env_value is not None:
+        env["OMP_NUM_THREADS"] = env_value
+    code = "import sigmoid_backward as s; print(s.get_num_threads())"
+    return int(subprocess.check_output([sys.executable, "-c", code], env=env, text=True))
+
+
+@needs_openmp
+def test_default_follows_omp_num_threads():
+    assert _default_in_subprocess("3") == 3
+    assert _default_in_subprocess("5,2") == 5
+
+
+def _openmp_runtime():
+    """'libgomp' (GCC's) or 'libomp' (LLVM's, clang's), as threadpoolctl sees it."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    prefixes = {info["prefix"] for info in threadpoolctl.threadpool_info()
+                if info["user_api"] == "openmp"}
+    return "libomp" if "libomp" in prefixes else "libgomp"
+
+
+@needs_openmp
+def test_default_is_the_cpus_this_process_may_use():
+    assert _default_in_subprocess(None) == usable_cpus()
+    if _openmp_runtime() == "libomp":
+        # LLVM's libomp 14 reads past an invalid OMP_NUM_THREADS: it warns,
+        # then takes an uninitialised count or aborts.  Not ours to fix.
+        return
+    assert _default_in_subprocess("garbage") == usable_cpus()
+
+
+@pytest.mark.skipif(sb.OPENMP_ENABLED, reason="built with OpenMP")
+def test_without_openmp_every_count_is_one(restore_threads):
+    """A build without OpenMP runs single-threaded, whatever is asked."""
+    assert _default_in_subprocess(None) == _default_in_subprocess("3") == 1
+    assert _threads.resolve_threads(None) == _threads.resolve_threads(2) == \
+        _threads.resolve_threads(10**6) == 1
+    sb.set_num_threads(4)
+    assert sb.get_num_threads() == 1
+    g, y = np.ones(300_000, np.float32), np.full(300_000, 0.5, np.float32)
+    assert (sigmoid_backward(g, y, num_threads=10**20) == 0.25).all()
+
+
+def test_set_num_threads(restore_threads):
+    # In a subprocess: OpenMP reads OMP_NUM_THREADS when the process starts,
+    # and this test run's environment may have changed since (Dask's
+    # workers set it to 1).
+    code = ("import sigmoid_backward as s; s.set_num_threads(7); a = s.get_num_threads(); "
+            "s.set_num_threads(None); print(a, s.get_num_threads())")
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    seven, default = subprocess.check_output([sys.executable, "-c", code], env=env,
+                                             text=True).split()
+    expected = 7 if sb.OPENMP_ENABLED else 1
+    assert (int(seven), int(default)) == (expected, _default_in_subprocess(None))
+    for bad in [0, -2]:
+        with pytest.raises(ValueError, match="n must be >= 1"):
+            sb.set_num_threads(bad)
+    for bad in [1.5, "2", True]:
+        with pytest.raises(TypeError, match="n must be an integer"):
+            sb.set_num_threads(bad)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_results_identical_for_every_thread_count(dtype):
+    rng = np.random.default_rng(9)
+    n = 300_001  # above the serial cutoff for every dtype, odd so parts are uneven
+    g, y = random_array(rng, n, dtype), random_array(rng, n, dtype)
+    results = [sigmoid_backward(g, y, num_threads=t) for t in (1, 2, 3)]
+    for r in results[1:]:
+        assert_same(r, results[0])
+    assert_same(results[0], reference.sigmoid_backward(g, y))
+
+
+@needs_openmp
+@needs_two_cpus
+def test_threadpoolctl_caps_the_default(restore_threads):
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    assert any(info["user_api"] == "openmp" for info in threadpoolctl.threadpool_info())
+    rng = np.random.default_rng(10)
+    g, y = random_array(rng, 500_000, np.float32), random_array(rng, 500_000, np.float32)
+    sb.set_num_threads(2)
+    # A known baseline first: other libraries sharing the OpenMP runtime
+    # (PyTorch, for one) may have lowered the limit in this thread.
+    with threadpoolctl.threadpool_limits(2, user_api="openmp"):
+        assert _threads.resolve_threads(None) == 2
+        with threadpoolctl.threadpool_limits(1, user_api="openmp"):
+            assert _threads.resolve_threads(None) == 1
+            assert _threads.resolve_threads(2) == 2  # an explicit count is the caller's
+            limited = sigmoid_backward(g, y)
+        assert _threads.resolve_threads(None) == 2
+        unlimited = sigmoid_backward(g, y)
+    assert_same(limited, unlimited)
+
+
+@needs_openmp
+def test_counts_are_capped_at_the_cpus_this_process_may_use(restore_threads):
+    cpus = usable_cpus()
+    assert _threads.resolve_threads(10**6) == cpus
+    sb.set_num_threads(10**6)
+    assert _threads.resolve_threads(None) <= cpus
+    g, y = np.ones(300_000, np.float32), np.full(300_000, 0.5, np.float32)
+    assert (sigmoid_backward(g, y, num_threads=10**20) == 0.25).all()
+
+
+@needs_openmp
+@needs_two_cpus
+def test_omp_num_threads_caps_an_explicit_default():
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    code = ("import sigmoid_backward as s; from sigmoid_backward._threads import "
+            "resolve_threads; s.set_num_threads(2); "
+            "print(resolve_threads(None), resolve_threads(2))")
+    assert subprocess.check_output([sys.executable, "-c", code], env=env, text=True).split() == \
+        ["1", "2"]
+
+
+def test_gil_is_released_while_computing():
+    """Another Python thread keeps running during a long kernel call."""
+    g = np.ones(20_000_000, np.float32)
+    y = np.full(20_000_000, 0.5, np.float32)
+    out = np.empty_like(g)
+    inside = threading.Event()
+    done = threading.Event()
+    progress_inside = 0
+
+    def compute():
+        for _ in range(3):
+            inside.set()
+            sigmoid_backward(g, y, out=out, num_threads=1)
+            inside.clear()
+        done.set()
+
+    worker = threading.Thread(target=compute)
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-4)
+    try:
+        worker.start()
+        while not done.is_set():
+            if inside.is_set():
+                progress_inside += 1
+        worker.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert out[0] == 0.25
+    # Holding the GIL for the whole call (3 x ~20 ms) would leave only the
+    # few switch intervals around each call (~1,000 iterations each).
+    assert progress_inside > 100_000
+
+
+def test_kernel_guards_any_thread_count():
+    from sigmoid_backward._kernels import compute_into
+    g, y = np.ones(400_000, np.float32), np.full(400_000, 0.5, np.float32)
+    out = np.empty_like(g)
+    compute_into(g, y, out, 1 << 30)  # capped at the processors: no crash
+    assert (out == 0.25).all()
+
+
+@needs_openmp
+@needs_two_cpus
+def test_aclnn_stream_uses_the_launching_threads_limit(restore_threads, monkeypatch):
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    sb.set_num_threads(2)
+    from sigmoid_backward import aclnn
+    from sigmoid_backward.aclnn import _plan
+    seen = []
+    real_apply = _plan.compute_into
+
+    def recording_apply(g, y, out, nthreads):
+        seen.append(nthreads)
+        real_apply(g, y, out, nthreads)
+
+    g = np.ones(1000, np.float32)
+    tensors = [aclnn.tensor_from_array(a) for a in (g, g.copy(), np.empty_like(g))]
+    monkeypatch.setattr(_plan, "compute_into", recording_apply)
+    status, stream = aclnn.aclrtCreateStream()
+    try:
+        with threadpoolctl.threadpool_limits(2, user_api="openmp"):
+            for limit in (1, 2):
+                with threadpoolctl.threadpool_limits(limit, user_api="openmp"):
+                    status, size, executor = aclnn.aclnnSigmoidBackwardGetWorkspaceSize(*tensors)
+                    aclnn.check(status)
+                    aclnn.check(aclnn.aclnnSigmoidBackward(None, 0, executor, stream))
+                aclnn.check(aclnn.aclrtSynchronizeStream(stream))
+    finally:
+        aclnn.aclrtDestroyStream(stream)
+    assert seen == [1, 2]

@@ -1,0 +1,353 @@
+"""sigmoid_backward.torch: the torch.library op and sigmoid(x).  Skipped
+without PyTorch (a failure under SIGMOID_BACKWARD_REQUIRE_FRAMEWORKS=1)."""
+import importlib
+
+import pytest
+
+from sigmoid_backward import sigmoid_backward as function
+
+from dtypes_catalogue import BY_NAME
+from helpers import assert_same, assert_within_roundings, import_framework, tensor_values
+
+torch = import_framework("torch")
+sbt = importlib.import_module("sigmoid_backward.torch")
+
+# torch.compile's and torch.func's imports of torch.jit warn; not ours to fix.
+pytestmark = [pytest.mark.filterwarnings("ignore:`torch.jit.script_method` is deprecated"),
+              pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated")]
+
+DTYPES = list(BY_NAME)
+OP = torch.ops.sigmoid_backward.sigmoid_backward
+ATEN = torch.ops.aten.sigmoid_backward
+
+
+def _pair(dtype, shape=(4, 5), requires_grad=False):
+    gen = torch.Generator().manual_seed(3)
+    dtype = getattr(torch, dtype)
+    g = torch.randn(shape, generator=gen, dtype=dtype)
+    y = torch.rand(shape, generator=gen, dtype=dtype)
+    return g.requires_grad_(requires_grad), y.requires_grad_(requires_grad)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_op_computes_the_function(dtype):
+    g, y = _pair(dtype)
+    result = sbt.sigmoid_backward(g, y)
+    assert type(result) is torch.Tensor and result.dtype == g.dtype and result.is_contiguous()
+    assert_same(tensor_values(result), function(tensor_values(g), tensor_values(y)))
+    assert_same(tensor_values(OP(g, y)), tensor_values(result))
+
+
+def test_op_broadcasts_promotes_as_pytorch_and_returns_contiguous():
+    g = torch.randn(3, 1, dtype=torch.float16)
+    y = torch.rand(4, 3, dtype=torch.float32).t()   # transposed: a strided input
+    result = sbt.sigmoid_backward(g, y)
+    assert result.shape == (3, 4) and result.dtype == torch.float32 and result.is_contiguous()
+    assert_same(result.numpy(), function(g.numpy(), y.numpy()))
+    # A 0-d tensor takes part in PyTorch's promotion as a scalar would.
+    half = sbt.sigmoid_backward(torch.ones(3, dtype=torch.bfloat16), torch.tensor(0.5))
+    assert half.dtype == torch.bfloat16
+
+
+def _aten_error(*args):
+    """What aten.sigmoid_backward raises for these arguments."""
+    with pytest.raises(Exception) as caught:
+        ATEN(*args)
+    return caught.value
+
+
+def test_op_refuses_integer_results_by_dtype_as_aten_does():
+    ints = torch.ones(3, dtype=torch.int64)
+    with pytest.raises(type(_aten_error(ints, ints)), match=r"promote to torch.int64"):
+        sbt.sigmoid_backward(ints, ints)
+    with pytest.raises(TypeError, match=r"promote to torch.int64"):   # and the package's kind
+        sbt.sigmoid_backward(ints.to("meta"), ints.to("meta"))
+
+
+def test_shapes_that_do_not_broadcast_raise_as_aten_does():
+    for device in ("cpu", "meta"):
+        g, y = torch.ones(3, device=device), torch.ones(4, device=device)
+        with pytest.raises(type(_aten_error(g, y)),
+                           match=r"shape \(3,\) and output of shape \(4,\) do not broadcast"):
+            OP(g, y)
+
+
+def _builtin_kind(error):
+    """The builtin class an error is of (FakeTensor's device error is a RuntimeError)."""
+    return next(c for c in type(error).__mro__ if c.__module__ == "builtins")
+
+
+@pytest.fixture
+def allocations(monkeypatch):
+    """The shapes the fake kernel allocates results of, as they are allocated."""
+    made = []
+    new_empty = torch.Tensor.new_empty
+    monkeypatch.setattr(torch.Tensor, "new_empty",
+                        lambda self, *a, **k: made.append(a) or new_empty(self, *a, **k))
+    return made
+
+
+@pytest.mark.parametrize("g_device, g_shape, y_device, y_shape", [
+    ("cpu", (3,), "meta", (3,)),
+    ("meta", (3,), "cpu", (3,)),
+    ("meta", (), "cpu", (3,)),   # a 0-d tensor on meta is no scalar to the CPU
+    ("cpu", (3,), "meta", ()),
+])
+def test_mixed_devices_raise_as_aten_does_and_allocate_nothing(
+        g_device, g_shape, y_device, y_shape, allocations):
+    g = torch.ones(g_shape, device=g_device)
+    y = torch.full(y_shape, 0.5, device=y_device)
+    expected = type(_aten_error(g, y))
+    with pytest.raises(expected, match=f"grad_output is on {g_device} and output on {y_device}"):
+        OP(g, y)
+    assert allocations == []
+    g.requires_grad_()   # through autograd's kernel too
+    with pytest.raises(expected, match="expected all tensors on one device"):
+        OP(g, y)
+    assert allocations == []
+
+
+@pytest.mark.parametrize("scalar_first", [True, False])
+def test_a_0d_cpu_tensor_goes_with_a_meta_tensor_as_for_aten(scalar_first):
+    args = (torch.tensor(0.5, dtype=torch.float64), torch.ones(2, 3, device="meta"))
+    args = args if scalar_first else args[::-1]
+    ours, theirs = OP(*args), ATEN(*args)
+    assert (ours.device, ours.dtype, ours.shape) == (theirs.device, theirs.dtype, theirs.shape)
+
+
+def test_fake_kernel_checks_devices_with_no_gpu():
+    fake_tensor = importlib.import_module("torch._subclasses.fake_tensor")
+    with fake_tensor.FakeTensorMode():
+        cuda, cpu = torch.empty(3, device="cuda"), torch.empty(3)
+        meta = torch.empty(3, device="meta")
+        for g, y in ((cuda, cpu), (cpu, cuda), (meta, cpu)):
+            with pytest.raises(_builtin_kind(_aten_error(g, y)), match="one device"):
+                OP(g, y)
+        # Both on a GPU: aten computes there; the op cannot, and says so
+        # (the dispatcher would too, later, for real tensors).
+        assert ATEN(cuda, cuda).device.type == "cuda"
+        for args in ((cuda, cuda), (cuda, torch.empty(()))):
+            with pytest.raises(NotImplementedError,
+                               match=r"tensors on cuda:0: the op computes on the CPU.*aten"):
+                OP(*args)
+        assert OP(cpu, cpu).device.type == "cpu"
+        assert OP(meta, meta).device.type == "meta"
+
+
+def test_other_layouts_raise_as_aten_does():
+    dense = torch.ones(2, 3)
+    sparse = dense.to_sparse()
+    with pytest.raises(type(_aten_error(sparse, dense)), match="'SparseCPU' backend"):
+        OP(sparse, dense)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_opcheck(dtype):
+    for requires_grad in (False, True):
+        g, y = _pair(dtype, requires_grad=requires_grad)
+        torch.library.opcheck(OP.default, (g, y))
+    g, y = _pair(dtype, shape=(2, 3))
+    torch.library.opcheck(OP.default, (g[:, :1], y.t().contiguous().t()))   # broadcast, strided
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_op_is_differentiable_twice(dtype):
+    g, y = _pair(dtype, shape=(3, 4), requires_grad=True)
+    y_row = y[0].detach().clone().requires_grad_()   # broadcast against g
+    for args in ((g, y), (g, y_row)):
+        assert torch.autograd.gradcheck(sbt.sigmoid_backward, args)
+        assert torch.autograd.gradgradcheck(sbt.sigmoid_backward, args)
+    x = torch.randn(6, dtype=getattr(torch, dtype), requires_grad=True)
+    assert torch.autograd.gradcheck(sbt.sigmoid, (x,))
+    assert torch.autograd.gradgradcheck(sbt.sigmoid, (x,))
+
+
+def test_op_derivatives_are_the_formulas():
+    g, y = _pair("float64", requires_grad=True)
+    grad = torch.randn(g.shape, dtype=torch.float64)
+    dg, dy = torch.autograd.grad(sbt.sigmoid_backward(g, y), (g, y), grad)
+    assert torch.allclose(dg, grad * (1 - y) * y, rtol=1e-15, atol=0)
+    assert torch.allclose(dy, grad * g * (1 - 2 * y), rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+def test_sigmoid_gradients_are_torch_sigmoids_bit_for_bit(dtype):
+    gen = torch.Generator().manual_seed(5)
+    x = (torch.randn(10_000, generator=gen, dtype=torch.float64) * 8).to(getattr(torch, dtype))
+    grad = torch.randn(10_000, generator=gen, dtype=torch.float64).to(x.dtype)
+    ours_x = x.clone().requires_grad_()
+    theirs_x = x.clone().requires_grad_()
+    ours = sbt.sigmoid(ours_x)
+    theirs = torch.sigmoid(theirs_x)
+    assert torch.equal(ours, theirs)
+    ours.backward(grad)
+    theirs.backward(grad)
+    assert_same(tensor_values(ours_x.grad), tensor_values(theirs_x.grad))
+
+
+def test_sigmoid_float16_gradient_is_the_function_rounded_once():
+    x = torch.linspace(-8, 8, 1001, dtype=torch.float16, requires_grad=True)
+    grad = torch.linspace(-3, 3, 1001, dtype=torch.float16)
+    y = sbt.sigmoid(x)
+    y.backward(grad)
+    assert_same(x.grad.numpy(), function(grad.numpy(), y.detach().numpy()))
+
+
+def test_torch_compile_fullgraph_runs_both():
+    g, y = _pair("float32", shape=(64,))
+    compiled_op = torch.compile(lambda g, y: sbt.sigmoid_backward(g, y) * 2, fullgraph=True)
+    assert_same(compiled_op(g, y).numpy(), (sbt.sigmoid_backward(g, y) * 2).numpy())
+    compiled_sigmoid = torch.compile(lambda x: sbt.sigmoid(x) * 3, fullgraph=True)
+    x = g.clone().requires_grad_()
+    x_ref = g.clone().requires_grad_()
+    compiled_sigmoid(x).sum().backward()
+    (torch.sigmoid(x_ref) * 3).sum().backward()
+    assert_same(x.grad.numpy(), x_ref.grad.numpy())
+
+
+def test_aten_sigmoid_backward_is_left_alone():
+    # PyTorch's own kernel still rounds float16 at every step; the op once.
+    g, y = _pair("float16", shape=(4096,))
+    assert torch.equal(torch.ops.aten.sigmoid_backward(g, y), g * (1 - y) * y)
+    assert not torch.equal(sbt.sigmoid_backward(g, y), g * (1 - y) * y)
+
+
+# --- torch.func: each transform through the op and sigmoid gives aten's values
+
+func = torch.func
+# Where the op's kernel and aten's agree bit for bit, so do the transforms,
+# whose formulas are aten's; float16 (the op rounds once) and complex (its
+# products differ in the last bit) are within roundings.
+BIT_FOR_BIT = ("float32", "float64", "bfloat16")
+REAL_ONLY = {"grad", "jacrev", "jacfwd", "hessian", "grad of grad", "vmap of grad"}
+
+
+def _op_transforms(dtype):
+    g, y = _pair(dtype, shape=(3, 4))
+    tg, ty = _pair(dtype, shape=(3, 4))
+    y_row, g16 = y[0], g[:, 0]   # broadcast; per-example 0-d under vmap
+
+    def total(f):
+        return lambda g, y: (f(g, y) * tg).sum()
+    return {
+        "jvp": lambda f: func.jvp(f, (g, y), (tg, ty)),
+        "jvp, output's tangent alone": lambda f: func.jvp(lambda y: f(g, y), (y,), (ty,)),
+        "jvp, broadcast": lambda f: func.jvp(f, (g, y_row), (tg, ty[0])),
+        "vjp": lambda f: func.vjp(f, g, y)[1](tg),
+        "vjp, broadcast": lambda f: func.vjp(f, g, y_row)[1](tg),
+        "vmap": lambda f: func.vmap(f)(g, y),
+        "vmap, one input batched": lambda f: func.vmap(f, in_dims=(None, 1))(g16, y),
+        "vmap of 0-d examples": lambda f: func.vmap(f, in_dims=(0, None))(g16, y_row[0]),
+        "vmap of jvp": lambda f: func.vmap(lambda a, b: func.jvp(f, (a, b), (tg[0], ty[0])))(g, y),
+        "grad": lambda f: func.grad(total(f), argnums=(0, 1))(g, y),
+        "jacrev": lambda f: func.jacrev(f, argnums=(0, 1))(g, y_row),
+        "jacfwd": lambda f: func.jacfwd(f, argnums=(0, 1))(g, y_row),
+        "hessian": lambda f: func.hessian(total(f), argnums=(0, 1))(g, y),
+        "grad of grad": lambda f: func.grad(
+            lambda y: func.grad(total(f), argnums=1)(g, y).sum())(y),
+        "vmap of grad": lambda f: func.vmap(func.grad(lambda a, b: f(a, b).sum()))(g, y),
+    }
+
+
+def _sigmoid_transforms(dtype):
+    x, t = _pair(dtype, shape=(5,))
+    x = x * 4
+    return {
+        "jvp": lambda f: func.jvp(f, (x,), (t,)),
+        "vjp": lambda f: func.vjp(f, x)[1](t),
+        "vmap": lambda f: func.vmap(f)(x),
+        "vmap of jvp": lambda f: func.vmap(lambda x: func.jvp(f, (x,), (t[0],)))(x),
+        "grad": lambda f: func.grad(lambda x: (f(x) * t).sum())(x),
+        "jacrev": lambda f: func.jacrev(f)(x),
+        "jacfwd": lambda f: func.jacfwd(f)(x),
+        "hessian": lambda f: func.hessian(lambda x: (f(x) * t).sum())(x),
+        "grad of grad": lambda f: func.grad(lambda x: func.grad(lambda x: f(x).sum())(x).sum())(x),
+        "vmap of grad": lambda f: func.vmap(func.grad(f))(x),
+    }
+
+
+def _roundings(dtype):
+    """A real product rounds once; a complex one's parts up to twice, and
+    broadcasting sums them."""
+    return 2 if "complex" in str(dtype) else 1
+
+
+def _assert_matches(ours, theirs, dtype, context):
+    ours = torch.utils._pytree.tree_leaves(ours)
+    theirs = torch.utils._pytree.tree_leaves(theirs)
+    for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
+        if dtype in BIT_FOR_BIT:
+            assert_same(tensor_values(a), tensor_values(b), f"{context}, result {i}")
+        else:
+            assert_within_roundings(tensor_values(a), tensor_values(b), _roundings(dtype),
+                                    f"{context}, {i}")
+
+
+def _cases(transforms):
+    return [(dtype, name) for dtype in DTYPES for name in transforms("float64")
+            if "complex" not in dtype or name not in REAL_ONLY]
+
+
+@pytest.fixture
+def kernel_calls(monkeypatch):
+    """How many times the op's CPU kernel computed, and on how many elements."""
+    calls = []
+    monkeypatch.setattr(sbt, "_function", lambda g, y: calls.append(
+        torch.broadcast_shapes(g.shape, y.shape).numel()) or function(g, y))
+    return calls
+
+
+@pytest.mark.parametrize("dtype, name", _cases(_op_transforms))
+def test_transforms_of_the_op_give_atens_values_on_its_kernel(dtype, name, kernel_calls):
+    transform = _op_transforms(dtype)[name]
+    theirs = transform(ATEN)
+    ours = transform(OP)
+    _assert_matches(ours, theirs, dtype, f"{name} ({dtype})")
+    assert kernel_calls, "the kernel did not run"
+
+
+@pytest.mark.parametrize("dtype, name", _cases(_sigmoid_transforms))
+def test_transforms_of_sigmoid_give_torch_sigmoids_values_on_the_kernel(
+        dtype, name, kernel_calls):
+    transform = _sigmoid_transforms(dtype)[name]
+    theirs = transform(torch.sigmoid)
+    ours = transform(sbt.sigmoid)
+    _assert_matches(ours, theirs, dtype, f"{name} ({dtype})")
+    assert kernel_calls or name == "vmap", "the kernel did not run"
+
+
+def test_vmap_calls_the_kernel_once_for_the_batch(kernel_calls):
+    g, y = _pair("float32", shape=(8, 5))
+    func.vmap(OP, in_dims=(1, None))(g, y[:, 0])
+    assert kernel_calls == [40]
+
+
+def test_plain_calls_run_the_kernel_and_nothing_else(kernel_calls):
+    g, y = _pair("float32")
+    with torch.profiler.profile() as profile:
+        OP(g, y)
+        OP(g.requires_grad_(), y).sum().backward()
+    assert kernel_calls == [20, 20, 20]   # the two calls, then backward's
+    names = {event.name for event in profile.events()}
+    assert "sigmoid_backward::sigmoid_backward" in names
+    assert "aten::sigmoid_backward" not in names
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "complex128"])
+def test_forward_mode_autograd_gives_atens_tangent(dtype):
+    forward_ad = torch.autograd.forward_ad
+    g, y = _pair(dtype)
+    tg, ty = _pair(dtype)
+    results = []
+    for f in (OP, ATEN):
+        with forward_ad.dual_level():
+            out = f(forward_ad.make_dual(g, tg), forward_ad.make_dual(y, ty))
+            primal, tangent = forward_ad.unpack_dual(out)
+            assert tangent is not None
+            results.append((primal, tangent))
+    _assert_matches(results[0], results[1], dtype, "forward AD")
+
+
+def test_functionalize_runs_the_op():
+    g, y = _pair("float64")
+    assert_same(func.functionalize(OP)(g, y).numpy(), OP(g, y).numpy())
