@@ -16,7 +16,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from dtypes_catalogue import BFLOAT16
+from dtypes_catalogue import BFLOAT16, BY_NAME
 
 WAIT = 60  # seconds: a bound for a hung thread, never reached when all is well
 
@@ -37,11 +37,16 @@ def import_framework(name):
 
 
 def tensor_values(t):
-    """A PyTorch tensor's values as an ndarray over its memory (bfloat16
-    through its bits; autograd history dropped)."""
+    """A PyTorch tensor's values as an ndarray over its memory (ml_dtypes'
+    types, bfloat16 and float8, through their bits; autograd history
+    dropped)."""
     torch = sys.modules["torch"]
     t = t.detach()
-    return t.view(torch.int16).numpy().view(BFLOAT16) if t.dtype == torch.bfloat16 else t.numpy()
+    name = str(t.dtype).removeprefix("torch.")
+    dtype = BY_NAME.get(name)
+    if dtype is not None and dtype.kind == "V":   # NumPy has no such type
+        return t.view(getattr(torch, f"int{8 * dtype.itemsize}")).numpy().view(dtype)
+    return t.numpy()
 
 
 # ---- comparing ---------------------------------------------------------------

@@ -3,16 +3,17 @@ and the import of an optional module (the other libraries: peers.py)."""
 import functools
 import importlib
 
-import ml_dtypes
 import numpy as np
 
-DTYPES = ["float16", "bfloat16", "float32", "float64", "complex64", "complex128"]
+from sigmoid_backward import _dtypes
+
+DTYPES = [d.name for d in _dtypes.TABLE]   # the package's dtype table
 SIZES = [1_000, 100_000, 10_000_000]
 THREADS = [1, 2]
 
 
 def dtype(name):
-    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
+    return _dtypes.BY_NAME[name]
 
 
 @functools.lru_cache(maxsize=2)

@@ -15,9 +15,10 @@ in its messages).  This module holds what the function adds:
   an array of, or, for a DLPack producer NumPy cannot read (a bfloat16 or
   grad-requiring PyTorch tensor), its import without a copy (_inputs.py) and
   the call again;
-- complex results never cast to a bfloat16 ``out`` (the ufunc cannot refuse
-  that itself: NumPy picks a loop without looking at ``out``'s dtype, and
-  ml_dtypes allows the cast under 'unsafe', and under 'same_kind' before 0.7).
+- complex results never cast to an ``out`` of ml_dtypes' types (bfloat16,
+  float8; the ufunc cannot refuse that itself: NumPy picks a loop without
+  looking at ``out``'s dtype, and ml_dtypes allows the cast under 'unsafe',
+  and under 'same_kind' before 0.7).
 """
 import mmap
 
@@ -111,12 +112,14 @@ def _dtype_of(x):
     return dtype if isinstance(dtype, np.dtype) else np.asarray(x).dtype
 
 
-def refuse_complex_into_bfloat16(ufunc, g, y, out, dtype):
-    """A complex result never becomes a bfloat16 ``out``, whatever the
-    casting rule (NumPy never casts complex to a real dtype under
-    'same_kind'; ml_dtypes would drop the imaginary part)."""
+def refuse_complex_into_foreign(ufunc, g, y, out, dtype):
+    """A complex result never becomes an ``out`` of ml_dtypes' types
+    (bfloat16, float8), whatever the casting rule (NumPy never casts complex
+    to a real dtype under 'same_kind'; ml_dtypes would drop the imaginary
+    part)."""
     outs = out if isinstance(out, tuple) else (out,)
-    if not any(isinstance(o, np.ndarray) and o.dtype == _dtypes.BFLOAT16 for o in outs):
+    foreign = [o.dtype for o in outs if isinstance(o, np.ndarray) and o.dtype in _dtypes.FOREIGN]
+    if not foreign:
         return
     try:
         compute = ufunc.resolve_dtypes(
@@ -126,7 +129,7 @@ def refuse_complex_into_bfloat16(ufunc, g, y, out, dtype):
         return   # the ufunc call reports it
     if compute.kind == "c":
         raise TypeError(f"sigmoid_backward: the result is complex ({compute!r}), and a complex "
-                        f"value is never cast to out's dtype, {_dtypes.BFLOAT16!r}: compute "
+                        f"value is never cast to out's dtype, {foreign[0]!r}: compute "
                         f"in complex and take .real first")
 
 

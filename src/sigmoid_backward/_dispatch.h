@@ -1,6 +1,7 @@
 /*
  * The instruction sets, as data: each with the CPU features it needs, the
- * loops it specialises (_loops.h) and its non-temporal copy
+ * loops it specialises (_loops.h; _isa_loops.h, generated from the dtype
+ * table, names every dtype's) and its non-temporal copy
  * (_nontemporal.h); a dtype it does not specialise runs its base's loop.
  * At import the best set this CPU runs is chosen (_cpu.h reads the
  * features), and use_isa may choose another, for tests and benchmarks.
@@ -42,19 +43,14 @@ typedef struct {
     sb_nt_copy_fn nt_copy;
 } sb_isa_t;
 
-#define SB_PORTABLE_LOOP(K, name, size, num, widen, round, xla) [SB_KIND_##K] = sb_##K##_portable,
-#define SB_ALL_LOOPS(isa)                                                         \
-    {[SB_KIND_F32] = sb_F32_##isa, [SB_KIND_F64] = sb_F64_##isa,                  \
-     [SB_KIND_C64] = sb_C64_##isa, [SB_KIND_C128] = sb_C128_##isa,                \
-     [SB_KIND_F16] = sb_F16_##isa, [SB_KIND_BF16] = sb_BF16_##isa}
+#define SB_PORTABLE_LOOP(K, name, size, storage, xla) [SB_KIND_##K] = sb_##K##_portable,
 
 /* Slowest first: selection takes the last one the CPU runs. */
 static const sb_isa_t sb_isas[] = {
     {"portable", 0, -1, {SB_DTYPES(SB_PORTABLE_LOOP)}, sb_nt_copy_portable},
 #if SB_X86_DISPATCH
-    {"avx2", SB_CPU_AVX2 | SB_CPU_F16C, 0, SB_ALL_LOOPS(avx2), sb_nt_copy_avx2},
-    {"avx512", SB_CPU_AVX2 | SB_CPU_F16C | SB_CPU_AVX512, 0, SB_ALL_LOOPS(avx512),
-     sb_nt_copy_avx2},
+    {"avx2", SB_CPU_AVX2 | SB_CPU_F16C, 0, SB_LOOPS_avx2, sb_nt_copy_avx2},
+    {"avx512", SB_CPU_AVX2 | SB_CPU_F16C | SB_CPU_AVX512, 0, SB_LOOPS_avx512, sb_nt_copy_avx2},
 #  if SB_HAVE_AVX512BF16
     {"avx512bf16", SB_CPU_AVX2 | SB_CPU_F16C | SB_CPU_AVX512 | SB_CPU_AVX512_BF16, 2,
      {[SB_KIND_BF16] = sb_BF16_avx512bf16}, sb_nt_copy_avx2},
@@ -62,7 +58,6 @@ static const sb_isa_t sb_isas[] = {
 #endif
 };
 #undef SB_PORTABLE_LOOP
-#undef SB_ALL_LOOPS
 
 #define SB_NUM_ISAS ((int)(sizeof(sb_isas) / sizeof(sb_isas[0])))
 

@@ -1,18 +1,23 @@
-# Declarations of the dtype table (_dtypes.h), for the kernels and the ufunc.
+# Declarations of the dtype table (_dtypes.h, generated from _dtype_spec.py),
+# for the kernels and the ufunc.  The Cython code names no dtype: it reads
+# the table, and dispatches on how a dtype is stored.
 cdef extern from "_dtypes.h" nogil:
-    # Only the kinds the Cython code names; the others come from the table.
     ctypedef enum Kind "sb_kind":
-        KIND_F32 "SB_KIND_F32"
-        KIND_F64 "SB_KIND_F64"
-        KIND_C64 "SB_KIND_C64"
-        KIND_C128 "SB_KIND_C128"
-        KIND_F16 "SB_KIND_F16"
-        KIND_BF16 "SB_KIND_BF16"
         NUM_KINDS "SB_NUM_KINDS"
+    # The fused kernel's storage types (_fused.pxd's elem_t).
+    ctypedef enum Storage "sb_storage":
+        STORE_F32 "SB_STORE_F32"
+        STORE_F64 "SB_STORE_F64"
+        STORE_C64 "SB_STORE_C64"
+        STORE_C128 "SB_STORE_C128"
+        STORE_U16 "SB_STORE_U16"
+        STORE_U8 "SB_STORE_U8"
     const char *sb_kind_names[]
     const int sb_kind_sizes[]
+    const int sb_kind_storage[]
     int sb_kind_is_narrow(int kind)
 
 cdef extern from "_numpy_dtypes.h" nogil:
-    void sb_set_bfloat16_num(int num)
+    void sb_set_kind_typenum(int kind, int num)
     int sb_kind_of(int typenum)
+    int sb_kind_typenum(int kind)

@@ -1,41 +1,43 @@
-"""The dtypes, in one table: what Python needs of each.
+"""The dtypes the kernels compute, as NumPy dtypes: ``_dtype_spec.py``'s table.
 
-The ufunc registers a loop for every pair of them (_ufunc.pyx); golden
-names files and reads raw data by them; aclnn maps CANN's aclDataType to
-them; the bench and the tests walk them.  The C side has its own table,
-``_dtypes.h``, for the kernels and the promoter; ``_kernels.DTYPE_TABLE``
-shows it, and a test holds the two, and the ufunc's loops, together.
+The ufunc registers a loop for every pair of them (_ufunc.pyx); the
+function, the bench and the tests walk them; the torch and JAX adapters map
+their names to their own types.  ``_kernels.DTYPE_TABLE`` shows the C side,
+generated from the same spec, and a test holds the two together.
 
-``narrow`` dtypes are stored in 16 bits and computed in float32, rounded
-once; bfloat16 is ml_dtypes', which NumPy knows as a user dtype.
+``narrow`` dtypes are stored in 16 bits or fewer and computed in float32,
+rounded once; ml_dtypes' (bfloat16, the float8 formats) are user dtypes to
+NumPy.  The NPU operator's dtypes are not this list: aclnn and golden keep
+their own (``aclnn._constants``, ``golden._dtype_names``).
 """
 from typing import NamedTuple
 
 import ml_dtypes
 import numpy as np
 
+from ._dtype_spec import DTYPES
+
 
 class DType(NamedTuple):
     name: str          # NumPy's name, which files and options use
     dtype: np.dtype
-    acl: int           # CANN's aclDataType value
-    npu_name: str      # the name of NPU case files (ATK's, TTK's)
     narrow: bool       # computed in float32 and rounded once
+    foreign: bool      # ml_dtypes' type: NumPy has no scalar type of its own
 
 
-TABLE = (
-    DType("float16", np.dtype(np.float16), acl=1, npu_name="fp16", narrow=True),
-    DType("bfloat16", np.dtype(ml_dtypes.bfloat16), acl=27, npu_name="bf16", narrow=True),
-    DType("float32", np.dtype(np.float32), acl=0, npu_name="fp32", narrow=False),
-    DType("float64", np.dtype(np.float64), acl=11, npu_name="fp64", narrow=False),
-    DType("complex64", np.dtype(np.complex64), acl=16, npu_name="complex64", narrow=False),
-    DType("complex128", np.dtype(np.complex128), acl=17, npu_name="complex128",
-          narrow=False),
-)
+def _entry(spec):
+    module = ml_dtypes if spec["module"] == "ml_dtypes" else np
+    return DType(spec["name"], np.dtype(getattr(module, spec["name"])), "format" in spec,
+                 module is ml_dtypes)
+
+
+TABLE = tuple(_entry(spec) for spec in DTYPES)
 
 BY_NAME = {d.name: d.dtype for d in TABLE}
 SUPPORTED = tuple(d.dtype for d in TABLE)
 NARROW = tuple(d.dtype for d in TABLE if d.narrow)
+FOREIGN = tuple(d.dtype for d in TABLE if d.foreign)
+FOREIGN_NUMS = frozenset(d.num for d in FOREIGN)   # (comparing numbers is cheaper)
 BFLOAT16 = BY_NAME["bfloat16"]
 
 # Python's scalars, which NumPy's promotion treats as weak (NEP 50).

@@ -27,8 +27,23 @@ from ._inputs import as_array, framework, plain_tensor
 
 # Types no framework owns, that most calls pass.
 _PLAIN = frozenset((np.ndarray, float, int, complex, bool, type(None), np.float16, np.float32,
-                    np.float64, np.complex64, np.complex128, _dtypes.BFLOAT16.type))
-_BFLOAT16_NUM = _dtypes.BFLOAT16.num
+                    np.float64, np.complex64, np.complex128,
+                    *(dt.type for dt in _dtypes.FOREIGN)))
+# ml_dtypes' types by number, as the integer dtype of their width: NumPy
+# reads torch's bfloat16 and float8 tensors as such, viewed.
+_FOREIGN_BY_NUM = {d.dtype.num: (d.name, np.dtype(f"i{d.dtype.itemsize}"))
+                   for d in _dtypes.TABLE if d.foreign}
+_torch_foreign = None   # torch dtype -> (torch's integer dtype of its width, ml_dtypes')
+
+
+def _foreign_torch_dtypes(torch):
+    """The table's ml_dtypes types that torch has, as torch dtypes."""
+    global _torch_foreign
+    if _torch_foreign is None:
+        ints = {1: torch.int8, 2: torch.int16}
+        _torch_foreign = {getattr(torch, d.name): (ints[d.dtype.itemsize], d.dtype)
+                          for d in _dtypes.TABLE if d.foreign and hasattr(torch, d.name)}
+    return _torch_foreign
 _FLOAT64_NUM = _dtypes.BY_NAME["float64"].num
 _COMPLEX128_NUM = _dtypes.BY_NAME["complex128"].num
 
@@ -114,7 +129,8 @@ def _plain_tensors(g, y, compute):
     NotImplemented.  While a forward-mode dual level is open the general
     path reads them, which refuses a tensor with a tangent."""
     torch = sys.modules.get("torch")
-    if torch is None or g.dtype is torch.bfloat16 or y.dtype is torch.bfloat16 \
+    foreign = _foreign_torch_dtypes(torch) if torch is not None else ()
+    if torch is None or g.dtype in foreign or y.dtype in foreign \
             or torch.autograd.forward_ad._current_level >= 0:
         return NotImplemented
     try:
@@ -221,7 +237,7 @@ def _input(x, name, kind):
                 return _torch_view(plain_tensor(x))
             except (TypeError, RuntimeError):
                 return as_array(x, name)   # other dtypes: DLPack, or an error naming x
-        _refuse_untracked(x, name)   # bfloat16's int16 view drops requires_grad
+        _refuse_untracked(x, name)   # bfloat16's int16 view (float8's int8) drops requires_grad
         _refuse_tangent(x, name)
         return view
     if kind == "jax":
@@ -234,8 +250,9 @@ def _torch_view(t):
     """A CPU tensor's memory as an ndarray; raises what ``Tensor.numpy()``
     raises for a tensor it cannot view (device, grad, conj/neg bits, dtype)."""
     torch = sys.modules.get("torch")   # None: a stand-in, whose .numpy() raises
-    if torch is not None and t.dtype is torch.bfloat16:
-        return t.view(torch.int16).numpy().view(_dtypes.BFLOAT16)
+    if torch is not None and t.dtype in _foreign_torch_dtypes(torch):
+        as_int, dtype = _foreign_torch_dtypes(torch)[t.dtype]
+        return t.view(as_int).numpy().view(dtype)
     return t.numpy()
 
 
@@ -265,8 +282,9 @@ def _from_numpy(result, kind, like):
     """The NumPy result in the input's framework."""
     if kind == "torch":
         torch = sys.modules["torch"]
-        if result.dtype.num == _BFLOAT16_NUM:   # (== on dtypes costs 0.5 us)
-            return torch.from_numpy(result.view(np.int16)).view(torch.bfloat16)
+        foreign = _FOREIGN_BY_NUM.get(result.dtype.num)   # (== on dtypes costs 0.5 us)
+        if foreign is not None:
+            return torch.from_numpy(result.view(foreign[1])).view(getattr(torch, foreign[0]))
         return torch.from_numpy(result)
     jax = sys.modules["jax"]
     if result.dtype.num in (_FLOAT64_NUM, _COMPLEX128_NUM) and not jax.config.jax_enable_x64:

@@ -88,7 +88,7 @@ cdef inline bint _plain(object x):
 # without an out is meant, and the ufunc does not warn then; this tells the
 # two apart, as NumPy's own functions do.
 cdef object _NO_OUT = np._NoValue
-cdef int _BFLOAT16_NUM = _dtypes.BFLOAT16.num
+_FOREIGN_NUMS = _dtypes.FOREIGN_NUMS
 # SB_MAX_THREADS as a Python int made once: comparing with the C constant
 # would make one for every call.
 cdef object _MAX_THREADS = SB_MAX_THREADS
@@ -209,11 +209,11 @@ def sigmoid_backward(grad_output, output, /, out=_NO_OUT, *, where=True,
     kwargs = {}
     if out_given:
         kwargs["out"] = out if type(out) is np.ndarray else _arguments.as_out(out)
-        # An ndarray out of another dtype than bfloat16 needs no look (cheaper
-        # here than in the call).
-        if type(out) is not np.ndarray or cnp.PyArray_TYPE(<cnp.ndarray>out) == _BFLOAT16_NUM:
-            _arguments.refuse_complex_into_bfloat16(_ufunc, grad_output, output, kwargs["out"],
-                                                    dtype)
+        # An ndarray out of a dtype NumPy owns needs no look (cheaper here
+        # than in the call).
+        if type(out) is not np.ndarray or cnp.PyArray_TYPE(<cnp.ndarray>out) in _FOREIGN_NUMS:
+            _arguments.refuse_complex_into_foreign(_ufunc, grad_output, output, kwargs["out"],
+                                                   dtype)
     if where is not True:
         kwargs["where"] = where
     if casting != "same_kind":

@@ -1,19 +1,21 @@
 # The fused-type kernel, for _kernels.pyx, which decides a call and runs it
 # here: the split of a call between OpenMP threads, and each thread's share.
 # Inline functions, compiled into the kernel's module.  elem_t is the storage
-# of the compute dtype (16-bit values as uint16_t; a dtype of a new width adds
-# its storage here, and to run()); the arithmetic is the loop of _loops.h the
-# call carries.
-from libc.stdint cimport uint16_t, uintptr_t
+# of the compute dtype, as the dtype table says it is carried (narrow values
+# as the unsigned integer of their width; a dtype of a new width adds its
+# storage here, to run() and to _dtype_codegen.py's STORAGES); the arithmetic
+# is the loop of _loops.h the call carries.
+from libc.stdint cimport uint8_t, uint16_t, uintptr_t
 from cython.parallel cimport prange
 
 from sigmoid_backward._dispatch cimport sb_loop_fn, sb_loops_t, sb_nt_copy_fn
-from sigmoid_backward._dtype_table cimport (KIND_C64, KIND_C128, KIND_F32, KIND_F64,
-                                            sb_kind_is_narrow)
+from sigmoid_backward._dtype_table cimport (STORE_C64, STORE_C128, STORE_F32, STORE_F64,
+                                            STORE_U16, sb_kind_is_narrow, sb_kind_storage)
 from sigmoid_backward._nontemporal cimport SB_LINE, sb_line_misalignment, sb_nt_fence
 
 cdef extern from "_loops.h" nogil:
     float sb_narrow_to_f32(int kind, const void *p)
+    void sb_narrow_from_f32(int kind, float f, void *p)
 
 cdef extern from "_overlap.h" nogil:
     ctypedef enum sb_order:
@@ -32,6 +34,7 @@ ctypedef fused elem_t:
     complex64_t
     complex128_t
     uint16_t
+    uint8_t
 
 cdef enum:
     # Doubles (1 KiB) per block: of the non-temporal staging buffer (small
@@ -103,25 +106,30 @@ cdef inline void _put(elem_t* buf, Py_ssize_t i, double x) noexcept nogil:
         (<double*>&buf[i])[1] = 0
 
 
-cdef inline void _widen(int src_kind, const char* src, Py_ssize_t step,
+cdef inline void _widen(int src_kind, const char* src, Py_ssize_t step, int kind,
                         elem_t* buf, Py_ssize_t m) noexcept nogil:
-    """``m`` elements of ``src``, a dtype that ``elem_t`` holds exactly, into
-    ``buf``: the mixed-dtype loops convert while they gather, so that NumPy
-    need not cast a whole input first (benchmarks/NOTES.md).  A double
-    holds every source value exactly on the way."""
+    """``m`` elements of ``src``, a dtype that the compute dtype ``kind`` (of
+    storage ``elem_t``) holds exactly, into ``buf``: the mixed-dtype loops
+    convert while they gather, so that NumPy need not cast a whole input
+    first (benchmarks/NOTES.md).  A double holds every source value
+    exactly on the way, and float32 every narrow one."""
     cdef Py_ssize_t i
-    if elem_t is uint16_t:
-        return   # narrow compute dtypes widen nothing
-    if sb_kind_is_narrow(src_kind):
+    cdef int src_storage = sb_kind_storage[src_kind]
+    if elem_t is uint16_t or elem_t is uint8_t:
+        # A narrower narrow dtype into a narrow computation (float8 into
+        # bfloat16): exact through float32.
+        for i in range(m):
+            sb_narrow_from_f32(kind, sb_narrow_to_f32(src_kind, src + i * step), &buf[i])
+    elif sb_kind_is_narrow(src_kind):
         for i in range(m):
             _put(buf, i, sb_narrow_to_f32(src_kind, src + i * step))
-    elif src_kind == KIND_F32:
+    elif src_storage == STORE_F32:
         for i in range(m):
             _put(buf, i, (<const float*>(src + i * step))[0])
-    elif src_kind == KIND_F64:
+    elif src_storage == STORE_F64:
         for i in range(m):
             _put(buf, i, (<const double*>(src + i * step))[0])
-    elif elem_t is complex128_t and src_kind == KIND_C64:
+    elif elem_t is complex128_t and src_storage == STORE_C64:
         for i in range(m):
             (<double*>&buf[i])[0] = (<const float*>(src + i * step))[0]
             (<double*>&buf[i])[1] = (<const float*>(src + i * step))[1]
@@ -140,14 +148,14 @@ cdef inline const elem_t* _gather(int src_kind, const char* src, Py_ssize_t step
         if not filled[0]:
             m = BLOCK * sizeof(double) // sizeof(elem_t)
             if src_kind != kind:
-                _widen(src_kind, src, 0, buf, m)
+                _widen(src_kind, src, 0, kind, buf, m)
             else:
                 for i in range(m):
                     buf[i] = (<const elem_t*>src)[0]
             filled[0] = True
         return buf
     if src_kind != kind:
-        _widen(src_kind, src, step, buf, m)
+        _widen(src_kind, src, step, kind, buf, m)
         return buf
     if step == <Py_ssize_t>sizeof(elem_t) or m == 1:
         return <const elem_t*>src
@@ -254,13 +262,16 @@ cdef inline void run(void* arg) noexcept nogil:
     """The call, on the calling thread or the fork helper (_threads.h): the
     fused kernel for the compute dtype's storage."""
     cdef const Call* c = <const Call*>arg
-    if c.kind == KIND_F32:
+    cdef int storage = sb_kind_storage[c.kind]
+    if storage == STORE_F32:
         _split(c, <float*>c.out)
-    elif c.kind == KIND_F64:
+    elif storage == STORE_F64:
         _split(c, <double*>c.out)
-    elif c.kind == KIND_C64:
+    elif storage == STORE_C64:
         _split(c, <complex64_t*>c.out)
-    elif c.kind == KIND_C128:
+    elif storage == STORE_C128:
         _split(c, <complex128_t*>c.out)
+    elif storage == STORE_U16:
+        _split(c, <uint16_t*>c.out)
     else:
-        _split(c, <uint16_t*>c.out)   # the narrow dtypes
+        _split(c, <uint8_t*>c.out)

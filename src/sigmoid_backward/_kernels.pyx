@@ -29,7 +29,7 @@ from sigmoid_backward._dispatch cimport (sb_dispatch_init, sb_isa_name, sb_isa_s
                                          sb_loop_for, sb_loops_in_use, sb_num_isas,
                                          sb_select_isa)
 from sigmoid_backward._dtype_table cimport (NUM_KINDS, sb_kind_names, sb_kind_of, sb_kind_sizes,
-                                            sb_set_bfloat16_num)
+                                            sb_set_kind_typenum)
 from sigmoid_backward._fused cimport BLOCK, SB_ANY_ORDER, Call, run, sb_order
 
 import contextlib
@@ -77,7 +77,8 @@ MAX_THREADS = SB_MAX_THREADS
 # The C table's dtypes, in its order (_dtypes.h): (name, itemsize).
 DTYPE_TABLE = tuple((sb_kind_names[k].decode(), sb_kind_sizes[k]) for k in range(<int>NUM_KINDS))
 
-sb_set_bfloat16_num(_dtypes.BFLOAT16.num)
+for _kind, (_name, _size) in enumerate(DTYPE_TABLE):   # ml_dtypes' numbers come at import
+    sb_set_kind_typenum(_kind, _dtypes.BY_NAME[_name].num)
 _share, _nt_min = _thresholds.derive(_thresholds.cache_sizes(), nontemporal=NONTEMPORAL)
 sb_set_thresholds(_share, _nt_min)
 sb_threads_init()

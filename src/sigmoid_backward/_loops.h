@@ -55,6 +55,20 @@ typedef void (*sb_loop_fn)(const void *g, const void *y, void *out, ptrdiff_t n)
 /* ---- the formula, on scalars --------------------------------------------- */
 
 SB_ALWAYS_INLINE float sb_grad_f32(float g, float y) { return g * (1.0f - y) * y; }
+
+/* sb_grad_f32, with a NaN g as the result whatever order the compiler gives
+ * the commutative multiply: x86 (and AArch64) return the first NaN operand,
+ * and g is first in g * (1 - y), but GCC may emit (1 - y) * g, which gave
+ * the sign of y's NaN when both are NaN (float8: 2 of the 65,536 pairs).
+ * For the loops the compiler vectorises from scalar code; the vector loops'
+ * intrinsics keep their order.  The narrow dtypes widen NaNs quiet, so
+ * this is the NaN the ordered product gives. */
+SB_ALWAYS_INLINE float sb_grad_f32_ordered(float g, float y)
+{
+    const float r = sb_grad_f32(g, y);
+    return sb_f32_from_bits(sb_select((sb_f32_to_bits(g) & 0x7FFFFFFFu) > 0x7F800000u,
+                                      sb_f32_to_bits(g), sb_f32_to_bits(r)));
+}
 SB_ALWAYS_INLINE double sb_grad_f64(double g, double y) { return g * (1.0 - y) * y; }
 
 /* The real loops, inlined into each instruction set's function, where the
@@ -227,29 +241,45 @@ SB_DEFINE_COMPLEX_LOOP(sb_C64_portable, float)
 SB_DEFINE_COMPLEX_LOOP(sb_C128_portable, double)
 #endif
 
-/* Every narrow dtype's portable loop, from the table: widen, compute in
- * float32, round once. */
-#define SB_NARROW_PORTABLE_LOOP(K, name, size, num, widen, round, xla)               \
-    static void sb_##K##_portable(const void *gp, const void *yp, void *op,      \
-                                  ptrdiff_t n)                                  \
+/* Every narrow dtype's loop from its scalar conversions: widen, compute in
+ * float32, round once.  The portable loop of each, and on x86 the loop of
+ * a dtype without hand-written vector conversions, which the compiler
+ * vectorises for each instruction set's target (_isa_loops.h). */
+#define SB_NARROW_LOOP(K, name, size, widen, round)                             \
+    SB_ALWAYS_INLINE void sb_narrow_loop_##K(const void *gp, const void *yp, void *op, \
+                                             ptrdiff_t n)                       \
     {                                                                           \
         const SB_STORAGE(size) *g = gp, *y = yp;                                 \
         SB_STORAGE(size) *out = op;                                              \
         for (ptrdiff_t i = 0; i < n; i++)                                        \
-            out[i] = round(sb_grad_f32(widen(g[i]), widen(y[i])));               \
+            out[i] = round(sb_grad_f32_ordered(widen(g[i]), widen(y[i])));               \
+    }                                                                           \
+    static void sb_##K##_portable(const void *g, const void *y, void *out, ptrdiff_t n) \
+    {                                                                           \
+        sb_narrow_loop_##K(g, y, out, n);                                        \
     }
-SB_NARROW_DTYPES(SB_NARROW_PORTABLE_LOOP)
-#undef SB_NARROW_PORTABLE_LOOP
+SB_NARROW_DTYPES(SB_NARROW_LOOP)
+#undef SB_NARROW_LOOP
 
 /* The element of a narrow dtype at p, widened to float32 (exactly), for a
  * wider computation (_fused.pxd). */
 static inline float sb_narrow_to_f32(int kind, const void *p)
 {
-#define SB_NARROW_WIDEN(K, name, size, num, widen, round, xla)                     \
+#define SB_NARROW_WIDEN(K, name, size, widen, round)                               \
     if (kind == SB_KIND_##K) return widen(*(const SB_STORAGE(size) *)p);
     SB_NARROW_DTYPES(SB_NARROW_WIDEN)
 #undef SB_NARROW_WIDEN
     return 0.0f;
+}
+
+/* f, which the narrow dtype `kind` holds exactly, stored at p in it: a
+ * narrower input of a narrow computation (float8 into bfloat16, say). */
+static inline void sb_narrow_from_f32(int kind, float f, void *p)
+{
+#define SB_NARROW_ROUND(K, name, size, widen, round)                               \
+    if (kind == SB_KIND_##K) *(SB_STORAGE(size) *)p = round(f);
+    SB_NARROW_DTYPES(SB_NARROW_ROUND)
+#undef SB_NARROW_ROUND
 }
 
 /* ---- x86: AVX2 and AVX-512, one definition for both ---------------------- */
@@ -281,49 +311,10 @@ SB_AVX512 SB_ALWAYS_INLINE void sb_tail_masked(const void *g, const void *y, voi
     }
 }
 
-/* The loops of an instruction set whose float vectors are VF (and double
- * vectors VD), with its float16 and bfloat16 conversions and its blocked
- * loops' tail. */
-#define SB_DEFINE_ISA_LOOPS(isa, attr, VF, VD, f16_widen, f16_narrow, bf16_widen, bf16_narrow, \
-                            tail)                                                             \
-    attr static void sb_F32_##isa(const void *g, const void *y, void *out, ptrdiff_t n)      \
-    {                                                                                         \
-        sb_real_f32((const float *)g, (const float *)y, (float *)out, n);                     \
-    }                                                                                         \
-    attr static void sb_F64_##isa(const void *g, const void *y, void *out, ptrdiff_t n)      \
-    {                                                                                         \
-        sb_real_f64((const double *)g, (const double *)y, (double *)out, n);                  \
-    }                                                                                         \
-    SB_DEFINE_COMPLEX_GRAD(VF, attr)                                                          \
-    SB_DEFINE_COMPLEX_GRAD(VD, attr)                                                          \
-    SB_DEFINE_COMPLEX_BLOCK(sb_c64_block_##isa, attr, VF, float)                              \
-    SB_DEFINE_COMPLEX_BLOCK(sb_c128_block_##isa, attr, VD, double)                            \
-    attr static void sb_C64_##isa(const void *g, const void *y, void *out, ptrdiff_t n)      \
-    {                                                                                         \
-        sb_blocked(g, y, out, n, 2 * sizeof(float), sizeof(VF) / sizeof(float),               \
-                   sb_c64_block_##isa, tail);                                                 \
-    }                                                                                         \
-    attr static void sb_C128_##isa(const void *g, const void *y, void *out, ptrdiff_t n)     \
-    {                                                                                         \
-        sb_blocked(g, y, out, n, 2 * sizeof(double), sizeof(VD) / sizeof(double),             \
-                   sb_c128_block_##isa, tail);                                                \
-    }                                                                                         \
-    SB_DEFINE_VECTOR_GRAD(VF, attr)                                                           \
-    SB_DEFINE_F16_BLOCK(sb_f16_block_##isa, attr, VF, f16_widen, f16_narrow)                  \
-    SB_DEFINE_BF16_BLOCK(sb_bf16_block_##isa, attr, VF, bf16_widen, bf16_narrow)            \
-    attr static void sb_F16_##isa(const void *g, const void *y, void *out, ptrdiff_t n)      \
-    {                                                                                         \
-        sb_blocked(g, y, out, n, 2, sizeof(VF) / sizeof(float), sb_f16_block_##isa, tail);   \
-    }                                                                                         \
-    attr static void sb_BF16_##isa(const void *g, const void *y, void *out, ptrdiff_t n)     \
-    {                                                                                         \
-        sb_blocked(g, y, out, n, 2, 2 * sizeof(VF) / sizeof(float), sb_bf16_block_##isa, tail); \
-    }
-
-SB_DEFINE_ISA_LOOPS(avx2, SB_AVX2, __m256, __m256d, sb_f16_widen_256, sb_f16_narrow_256,
-                    sb_bf16_widen_256, sb_bf16_narrow_256, sb_tail_copied)
-SB_DEFINE_ISA_LOOPS(avx512, SB_AVX512, __m512, __m512d, sb_f16_widen_512, sb_f16_narrow_512,
-                    sb_bf16_widen_512, sb_bf16_narrow_512, sb_tail_masked)
+/* Every dtype's loop on each instruction set, made from the dtype table
+ * by _dtype_codegen.py: the macros above, with the ISA's vectors, its
+ * conversions and its blocked loops' tail. */
+#include "_isa_loops.h"
 
 #if SB_HAVE_AVX512BF16
 /* avx512bf16: the avx512 loops, but bfloat16 rounded by vcvtne2ps2bf16 */

@@ -10,28 +10,23 @@
 
 #include "_dtypes.h"
 
-/* ml_dtypes' bfloat16 type number, which NumPy hands out when ml_dtypes
- * registers it; each module that reads the table sets it at import. */
-static int sb_bfloat16_num = -1;
+/* Each kind's NumPy type number.  ml_dtypes' types get theirs when
+ * ml_dtypes registers them, so every module that reads the table sets them
+ * at import (sb_set_kind_typenum, from _dtypes.py's table), in one array
+ * rather than a variable per dtype. */
+static int sb_kind_typenums_plus_one[SB_NUM_KINDS];   /* 0: not set yet */
 
-static inline void sb_set_bfloat16_num(int num) { sb_bfloat16_num = num; }
+static inline void sb_set_kind_typenum(int kind, int num) { sb_kind_typenums_plus_one[kind] = num + 1; }
 
 /* The kind of a NumPy type number, or -1 for a dtype the kernels lack. */
 static inline int sb_kind_of(int typenum)
 {
-#define SB_KIND_OF(K, name, size, num, widen, round, xla) if (typenum == (num)) return SB_KIND_##K;
-    SB_DTYPES(SB_KIND_OF)
-#undef SB_KIND_OF
+    for (int kind = 0; kind < SB_NUM_KINDS; kind++)
+        if (sb_kind_typenums_plus_one[kind] == typenum + 1) return kind;
     return -1;
 }
 
 /* The NumPy type number of a kind. */
-static inline int sb_kind_typenum(int kind)
-{
-#define SB_KIND_NUM(K, name, size, num, widen, round, xla) if (kind == SB_KIND_##K) return (num);
-    SB_DTYPES(SB_KIND_NUM)
-#undef SB_KIND_NUM
-    return -1;
-}
+static inline int sb_kind_typenum(int kind) { return sb_kind_typenums_plus_one[kind] - 1; }
 
 #endif /* SIGMOID_BACKWARD_NUMPY_DTYPES_H */

@@ -4,14 +4,18 @@
  * NumPy calls it for every combination of input DTypes that has no loop of
  * its own (float32 with float64, int8 with a Python float, ...), once: the
  * answer is cached.  The rule is NumPy's promotion, with Python int, float
- * and complex weak (NEP 50), except that
+ * and complex weak (NEP 50), and ml_dtypes' where it has one (float8 with
+ * bfloat16 gives bfloat16), except that
  *
- * - a narrow dtype of ml_dtypes (bfloat16) promotes as float16 does:
- *   ml_dtypes defines no promotion with Python scalars or with NumPy's types
- *   that NumPy could use here (np.result_type(bfloat16, 0.5) is float64), so
- *   float16 stands in for it, and a float16 result is that dtype;
- * - two different narrow dtypes (float16 with bfloat16) give float32: neither
- *   holds the other;
+ * - where ml_dtypes has no rule, a narrow dtype of ml_dtypes (bfloat16,
+ *   float8) promotes as float16 does: with Python scalars (NumPy would
+ *   treat them as strong: np.result_type(bfloat16, 0.5) is float64), and
+ *   with NumPy's types before ml_dtypes 0.7 (bfloat16 with int16); float16
+ *   stands in for it, and a float16 result is that dtype;
+ * - there, two different narrow dtypes give float32;
+ * - a narrow result that cannot hold every value of an integer or bool
+ *   input is refused, naming both dtypes: ml_dtypes promotes float8 with
+ *   int8 to float8, which would round 17 to 16;
  * - an integer or bool result computes in float64, as a sigmoid's gradient
  *   is never an integer;
  * - anything else (strings, objects, long double...) is a TypeError naming
@@ -48,17 +52,6 @@ static PyArray_DTypeMeta *sb_kind_dtype(int kind)
     Py_DECREF(descr);
     return dt;
 }
-
-/* "float32, float64, ...": the table's names, for messages.  Each name
- * follows ", ", and the list is read from its third character: a plain %s,
- * as PyUnicode_FromFormat takes a precision from the arguments (%.*s) only
- * from Python 3.12, and before prints "%.*s" itself. */
-static const char sb_supported_list[] =
-#define SB_KIND_LISTED(K, name, size, num, widen, round, xla) ", " name
-    SB_DTYPES(SB_KIND_LISTED)
-#undef SB_KIND_LISTED
-    ;
-#define SB_SUPPORTED (sb_supported_list + 2)
 
 /* An input DType the promotion accepts (narrow dtypes already replaced by
  * float16): bool, integers, the compute dtypes, and Python scalars. */
@@ -107,8 +100,8 @@ static PyObject *sb_shown_dtype(PyArray_DTypeMeta *dt)
     return PyObject_Repr((PyObject *)dt);
 }
 
-/* A narrow dtype other than NumPy's float16 (ml_dtypes' bfloat16): its kind,
- * else -1. */
+/* A narrow dtype other than NumPy's float16 (ml_dtypes' bfloat16, float8):
+ * its kind, else -1. */
 static int sb_foreign_narrow_kind(PyArray_DTypeMeta *dt)
 {
     const int kind = sb_kind_of_dtype(dt);
@@ -178,13 +171,37 @@ static int sb_refuse(PyArray_DTypeMeta *const dtypes[3], PyObject *const known[3
     return 0;
 }
 
-/* The compute DType of two input DTypes (new reference), or NULL with a
- * TypeError set. */
-static PyArray_DTypeMeta *sb_promote(PyArray_DTypeMeta *g, PyArray_DTypeMeta *y)
+/* Does the narrow kind hold every value of the integer or bool DType dt? */
+static int sb_holds_integers(int kind, PyArray_DTypeMeta *dt)
 {
-    PyArray_DTypeMeta *const given[3] = {g, y, NULL};
-    PyObject *const unknown[3] = {NULL, NULL, NULL};
-    if (sb_refuse(given, unknown) < 0) return NULL;
+    const int bits = dt->type_num == NPY_BOOL
+        ? 1 : 8 * (int)PyDataType_ELSIZE(dt->singleton) - (PyTypeNum_ISSIGNED(dt->type_num) != 0);
+    return bits <= sb_kind_precision[kind] && bits - 1 <= sb_kind_max_exp[kind];
+}
+
+/* NumPy's (and ml_dtypes') promotion of two concrete DTypes, or NULL with
+ * no error set where it has no rule. */
+static PyArray_DTypeMeta *sb_known_promotion(PyArray_DTypeMeta *g, PyArray_DTypeMeta *y)
+{
+    PyArray_DTypeMeta *in[2] = {g, y};
+    for (int i = 0; i < 2; i++) {
+        /* Python's scalars: NumPy asks a user DType for its promotion with
+         * float16 on their behalf, and ml_dtypes 0.7 answers float32 for
+         * bfloat16, where a weak scalar must keep bfloat16. */
+        if (in[i] == &PyArray_PyLongDType || in[i] == &PyArray_PyFloatDType
+                || in[i] == &PyArray_PyComplexDType || (in[i]->flags & NPY_DT_ABSTRACT))
+            return NULL;
+    }
+    PyArray_DTypeMeta *result = PyArray_PromoteDTypeSequence(2, in);
+    if (result == NULL) PyErr_Clear();   /* "no common DType": no rule */
+    return result;
+}
+
+/* Float16 standing in for ml_dtypes' narrow dtypes (the header comment):
+ * the compute DType of two input DTypes (new reference), or NULL with a
+ * TypeError set. */
+static PyArray_DTypeMeta *sb_stand_in_promotion(PyArray_DTypeMeta *g, PyArray_DTypeMeta *y)
+{
     PyArray_DTypeMeta *in[2] = {g, y};
     int narrow[2] = {-1, -1};   /* each input's narrow kind, or -1 */
     int stood_in = -1;          /* the foreign narrow kind float16 stands in for */
@@ -201,18 +218,30 @@ static PyArray_DTypeMeta *sb_promote(PyArray_DTypeMeta *g, PyArray_DTypeMeta *y)
         return &PyArray_FloatDType;
     }
     PyArray_DTypeMeta *result = PyArray_PromoteDTypeSequence(2, in);
+    if (result == NULL || result != &PyArray_HalfDType || stood_in < 0) return result;
+    PyArray_DTypeMeta *chosen = sb_kind_dtype(stood_in);
+    Py_XINCREF(chosen);
+    Py_DECREF(result);
+    return chosen;
+}
+
+/* The compute DType of two input DTypes (new reference), or NULL with a
+ * TypeError set. */
+static PyArray_DTypeMeta *sb_promote(PyArray_DTypeMeta *g, PyArray_DTypeMeta *y)
+{
+    PyArray_DTypeMeta *const given[3] = {g, y, NULL};
+    PyObject *const unknown[3] = {NULL, NULL, NULL};
+    if (sb_refuse(given, unknown) < 0) return NULL;
+    PyArray_DTypeMeta *result = sb_known_promotion(g, y);
+    if (result != NULL && !sb_is_compute_dtype(result) && !sb_is_integer_result(result))
+        Py_CLEAR(result);   /* a rule, but to a dtype the kernels lack: as if none */
+    if (result == NULL) result = sb_stand_in_promotion(g, y);
     if (result == NULL) return NULL;
     PyArray_DTypeMeta *chosen = result;
     if (sb_is_integer_result(result) || result == &PyArray_PyFloatDType)
         chosen = &PyArray_DoubleDType;   /* Python scalars only: their defaults */
     else if (result == &PyArray_PyComplexDType)
         chosen = &PyArray_CDoubleDType;
-    else if (result == &PyArray_HalfDType && stood_in >= 0)
-        chosen = sb_kind_dtype(stood_in);
-    if (chosen == NULL) {
-        Py_DECREF(result);
-        return NULL;
-    }
     Py_INCREF(chosen);
     Py_DECREF(result);
     if (!sb_is_compute_dtype(chosen)) {
@@ -223,6 +252,26 @@ static PyArray_DTypeMeta *sb_promote(PyArray_DTypeMeta *g, PyArray_DTypeMeta *y)
         PyErr_SetString(PyExc_TypeError,
             "sigmoid_backward: NumPy promoted the inputs to a dtype the kernels lack; "
             "this is a bug, please report it");
+        Py_DECREF(chosen);
+        return NULL;
+    }
+    const int kind = sb_kind_of_dtype(chosen);
+    PyArray_DTypeMeta *const in[2] = {g, y};
+    for (int i = 0; i < 2 && sb_kind_is_narrow(kind); i++) {
+        if ((in[i]->flags & NPY_DT_ABSTRACT) || in[i]->type_num < NPY_BOOL
+                || in[i]->type_num > NPY_ULONGLONG || sb_holds_integers(kind, in[i]))
+            continue;
+        PyObject *shown_g = sb_shown_dtype(g), *shown_y = sb_shown_dtype(y);
+        PyObject *shown = sb_shown_dtype(chosen);
+        if (shown_g != NULL && shown_y != NULL && shown != NULL)
+            PyErr_Format(PyExc_TypeError,
+                "sigmoid_backward: grad_output's dtype, %U, and output's, %U, promote to %U, "
+                "which cannot hold every %U value exactly; cast the integers to a wider "
+                "floating dtype first (or pass dtype=)",
+                shown_g, shown_y, shown, i == 0 ? shown_g : shown_y);
+        Py_XDECREF(shown_g);
+        Py_XDECREF(shown_y);
+        Py_XDECREF(shown);
         Py_DECREF(chosen);
         return NULL;
     }

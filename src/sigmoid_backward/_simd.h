@@ -208,5 +208,156 @@ SB_AVX512BF16 static inline void sb_bf16_narrow_512bf16(__m512 a, __m512 b, uint
 }
 #endif
 
+
+/* ---- the one-byte minifloats (float8): made from the format -------------
+ *
+ * Widened through F16C: a one-byte code of E <= 5 exponent and M mantissa
+ * bits is a float16 once its magnitude sits under float16's sign
+ * (mag << (10 - M)), scaled by 2^(15 - B), exactly, subnormals included (a
+ * float16 subnormal times 2^8 is the e4m3 one); a finite-only format's NaN
+ * code gets float16's NaN exponent first, and float8_e5m2's inf and NaN are
+ * float16's already.  A NaN widens to a NaN of its sign; its payload is
+ * not ml_dtypes' (0x7FC00000), which does not matter here: these widen
+ * only for this path's own rounding, which gives every NaN the format's
+ * NaN, with its sign.  (The mixed-dtype loops widen with _half.h's exact
+ * conversion.)
+ *
+ * Rounded as sb_f32_to_minifloat, lane by lane on 32-bit integers, then
+ * packed to bytes.  The format is constant after inlining. */
+
+#define SB_MF8_POW2(e) ((float)(1u << ((e) < 0 ? 0 : (e))) / (float)(1u << ((e) < 0 ? -(e) : 0)))
+
+/* 16 codes at p -> two vectors of 8 floats */
+SB_AVX2 SB_ALWAYS_INLINE void sb_mf8_widen_256(const uint8_t *p, __m256 *lo, __m256 *hi,
+                                               const int E, const int M, const int B,
+                                               const int fn)
+{
+    const __m256i b = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)p));
+    const __m256i mag = _mm256_and_si256(b, _mm256_set1_epi16((short)((1 << (E + M)) - 1)));
+    __m256i h = _mm256_or_si256(_mm256_slli_epi16(mag, 10 - M),
+                                _mm256_slli_epi16(_mm256_and_si256(b, _mm256_set1_epi16(0x80)), 8));
+    if (fn)
+        h = _mm256_or_si256(h, _mm256_and_si256(
+            _mm256_cmpeq_epi16(mag, _mm256_set1_epi16((short)((1 << (E + M)) - 1))),
+            _mm256_set1_epi16(0x7E00)));
+    const __m256 scale = _mm256_set1_ps(SB_MF8_POW2(15 - B));
+    *lo = _mm256_mul_ps(_mm256_cvtph_ps(_mm256_castsi256_si128(h)), scale);
+    *hi = _mm256_mul_ps(_mm256_cvtph_ps(_mm256_extracti128_si256(h, 1)), scale);
+}
+
+/* 32 codes at p -> two vectors of 16 floats */
+SB_AVX512 SB_ALWAYS_INLINE void sb_mf8_widen_512(const uint8_t *p, __m512 *lo, __m512 *hi,
+                                                 const int E, const int M, const int B,
+                                                 const int fn)
+{
+    const __m512i b = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)p));
+    const __m512i mag = _mm512_and_si512(b, _mm512_set1_epi16((short)((1 << (E + M)) - 1)));
+    __m512i h = _mm512_or_si512(_mm512_slli_epi16(mag, 10 - M),
+                                _mm512_slli_epi16(_mm512_and_si512(b, _mm512_set1_epi16(0x80)), 8));
+    if (fn)
+        h = _mm512_mask_blend_epi16(
+            _mm512_cmpeq_epi16_mask(mag, _mm512_set1_epi16((short)((1 << (E + M)) - 1))),
+            h, _mm512_or_si512(h, _mm512_set1_epi16(0x7E00)));
+    const __m512 scale = _mm512_set1_ps(SB_MF8_POW2(15 - B));
+    *lo = _mm512_mul_ps(_mm512_cvtph_ps(_mm512_castsi512_si256(h)), scale);
+    *hi = _mm512_mul_ps(_mm512_cvtph_ps(_mm512_extracti64x4_epi64(h, 1)), scale);
+}
+
+/* The codes of 8 floats, in the low byte of each 32-bit lane. */
+SB_AVX2 SB_ALWAYS_INLINE __m256i sb_mf8_round_256(__m256 f, const int E, const int M,
+                                                  const int B, const int fn)
+{
+    const __m256i u = _mm256_castps_si256(f);
+    const __m256i a = _mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF));
+    __m256i r = _mm256_sub_epi32(a, _mm256_set1_epi32((127 - B) << 23));
+    r = _mm256_add_epi32(_mm256_add_epi32(r, _mm256_set1_epi32((1 << (22 - M)) - 1)),
+                         _mm256_and_si256(_mm256_srli_epi32(r, 23 - M), _mm256_set1_epi32(1)));
+    r = _mm256_srli_epi32(r, 23 - M);
+    const int k = (127 + 24 - B - M) << 23;
+    const __m256i sub = _mm256_sub_epi32(
+        _mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(a),
+                                          _mm256_castsi256_ps(_mm256_set1_epi32(k)))),
+        _mm256_set1_epi32(k));
+    r = _mm256_blendv_epi8(r, sub, _mm256_cmpgt_epi32(_mm256_set1_epi32((127 + 1 - B) << 23), a));
+    const int top = fn ? (1 << (E + M)) - 1 : ((1 << E) - 1) << M;
+    r = _mm256_min_epu32(r, _mm256_set1_epi32(top));
+    r = _mm256_blendv_epi8(r, _mm256_set1_epi32(fn ? top : top | (1 << (M - 1))),
+                           _mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x7F800000)));
+    return _mm256_or_si256(r, _mm256_and_si256(_mm256_srli_epi32(u, 24), _mm256_set1_epi32(0x80)));
+}
+
+SB_AVX512 SB_ALWAYS_INLINE __m512i sb_mf8_round_512(__m512 f, const int E, const int M,
+                                                    const int B, const int fn)
+{
+    const __m512i u = _mm512_castps_si512(f);
+    const __m512i a = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
+    __m512i r = _mm512_sub_epi32(a, _mm512_set1_epi32((127 - B) << 23));
+    r = _mm512_add_epi32(_mm512_add_epi32(r, _mm512_set1_epi32((1 << (22 - M)) - 1)),
+                         _mm512_and_si512(_mm512_srli_epi32(r, 23 - M), _mm512_set1_epi32(1)));
+    r = _mm512_srli_epi32(r, 23 - M);
+    const int k = (127 + 24 - B - M) << 23;
+    const __m512i sub = _mm512_sub_epi32(
+        _mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(a),
+                                          _mm512_castsi512_ps(_mm512_set1_epi32(k)))),
+        _mm512_set1_epi32(k));
+    r = _mm512_mask_blend_epi32(_mm512_cmplt_epi32_mask(a, _mm512_set1_epi32((127 + 1 - B) << 23)),
+                                r, sub);
+    const int top = fn ? (1 << (E + M)) - 1 : ((1 << E) - 1) << M;
+    r = _mm512_min_epu32(r, _mm512_set1_epi32(top));
+    r = _mm512_mask_blend_epi32(_mm512_cmpgt_epi32_mask(a, _mm512_set1_epi32(0x7F800000)), r,
+                                _mm512_set1_epi32(fn ? top : top | (1 << (M - 1))));
+    return _mm512_or_si512(r, _mm512_and_si512(_mm512_srli_epi32(u, 24), _mm512_set1_epi32(0x80)));
+}
+
+/* The products g * (1 - y) * y, with a NaN g as the result whatever order
+ * the compiler gives the multiplies (_loops.h's sb_grad_f32_ordered). */
+SB_AVX2 SB_ALWAYS_INLINE __m256 sb_mf8_grad_256(__m256 g, __m256 y)
+{
+    const __m256 r = _mm256_mul_ps(_mm256_mul_ps(g, _mm256_sub_ps(_mm256_set1_ps(1.0f), y)), y);
+    return _mm256_blendv_ps(r, g, _mm256_cmp_ps(g, g, _CMP_UNORD_Q));
+}
+
+SB_AVX512 SB_ALWAYS_INLINE __m512 sb_mf8_grad_512(__m512 g, __m512 y)
+{
+    const __m512 r = _mm512_mul_ps(_mm512_mul_ps(g, _mm512_sub_ps(_mm512_set1_ps(1.0f), y)), y);
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(g, g, _CMP_UNORD_Q), r, g);
+}
+
+/* One block of 32 codes of a one-byte minifloat. */
+SB_AVX2 SB_ALWAYS_INLINE void sb_mf8_block_256(const void *gp, const void *yp, void *op,
+                                               const int E, const int M, const int B,
+                                               const int fn)
+{
+    const uint8_t *g = (const uint8_t *)gp, *y = (const uint8_t *)yp;
+    __m256 gv[4], yv[4];
+    __m256i r[4];
+    sb_mf8_widen_256(g, &gv[0], &gv[1], E, M, B, fn);
+    sb_mf8_widen_256(g + 16, &gv[2], &gv[3], E, M, B, fn);
+    sb_mf8_widen_256(y, &yv[0], &yv[1], E, M, B, fn);
+    sb_mf8_widen_256(y + 16, &yv[2], &yv[3], E, M, B, fn);
+    for (int i = 0; i < 4; i++) r[i] = sb_mf8_round_256(sb_mf8_grad_256(gv[i], yv[i]), E, M, B, fn);
+    /* 32-bit lanes -> bytes: the packs interleave 128-bit lanes, the
+     * permute puts the 4-byte groups back in order. */
+    const __m256i bytes = _mm256_packus_epi16(_mm256_packus_epi32(r[0], r[1]),
+                                              _mm256_packus_epi32(r[2], r[3]));
+    _mm256_storeu_si256((__m256i *)op, _mm256_permutevar8x32_epi32(
+        bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+}
+
+SB_AVX512 SB_ALWAYS_INLINE void sb_mf8_block_512(const void *gp, const void *yp, void *op,
+                                                 const int E, const int M, const int B,
+                                                 const int fn)
+{
+    const uint8_t *g = (const uint8_t *)gp, *y = (const uint8_t *)yp;
+    __m512 g0, g1, y0, y1;
+    sb_mf8_widen_512(g, &g0, &g1, E, M, B, fn);
+    sb_mf8_widen_512(y, &y0, &y1, E, M, B, fn);
+    uint8_t *o = (uint8_t *)op;
+    _mm_storeu_si128((__m128i *)o,
+                     _mm512_cvtepi32_epi8(sb_mf8_round_512(sb_mf8_grad_512(g0, y0), E, M, B, fn)));
+    _mm_storeu_si128((__m128i *)(o + 16),
+                     _mm512_cvtepi32_epi8(sb_mf8_round_512(sb_mf8_grad_512(g1, y1), E, M, B, fn)));
+}
+
 #endif /* SB_X86_DISPATCH */
 #endif /* SIGMOID_BACKWARD_SIMD_H */

@@ -3,8 +3,8 @@
 
 Built with NumPy 2's ArrayMethod API: ``PyUFunc_FromFuncAndData`` makes a
 ufunc without loops, and ``PyUFunc_AddLoopFromSpec`` adds one loop for
-every pair of the six dtypes (float16, bfloat16, float32, float64,
-complex64, complex128), bfloat16 being ml_dtypes' DType.  Every loop is the
+every pair of the dtype table's dtypes (_dtype_spec.py), ml_dtypes' among
+them.  Every loop is the
 same inner loop, which reads the operands' dtypes from the loop's
 descriptors and hands the whole inner loop (any strides, any overlap NumPy
 allows) to the kernel (_kernels.pyx), which widens a narrower input as it
@@ -25,7 +25,7 @@ from cpython.ref cimport Py_XDECREF
 from sigmoid_backward._kernels cimport Kind, compute, kind_of
 
 
-from sigmoid_backward import _dtypes
+from sigmoid_backward import _dtypes, _kernels
 
 cnp.import_array()
 cnp.import_ufunc()
@@ -38,7 +38,7 @@ cdef extern from "Python.h":
 cdef extern from "_promotion.h":
     ctypedef struct PyArray_DTypeMeta:
         pass
-    void sb_set_bfloat16_num(int num)
+    void sb_set_kind_typenum(int kind, int num)
     PyArray_DTypeMeta *sb_promote(PyArray_DTypeMeta *g, PyArray_DTypeMeta *y) except NULL
     int sb_promoter(object, PyArray_DTypeMeta **, PyArray_DTypeMeta **,
                     PyArray_DTypeMeta **) except -1
@@ -106,7 +106,9 @@ invalid operations NaN, as in the operator this mirrors.
 ufunc = cnp.PyUFunc_FromFuncAndData(NULL, NULL, NULL, 0, 2, 1, cnp.PyUFunc_None,
                                     b"sigmoid_backward", _DOC, 0)
 
-sb_set_bfloat16_num(_dtypes.BFLOAT16.num)   # the promoter reads _dtypes.h's table
+# The promoter reads _dtypes.h's table, and ml_dtypes' type numbers come at import.
+for _kind, (_kind_name, _size) in enumerate(_kernels.DTYPE_TABLE):
+    sb_set_kind_typenum(_kind, _dtypes.BY_NAME[_kind_name].num)
 
 
 cdef PyArray_DTypeMeta *_dtype_class(dtype):

@@ -41,7 +41,7 @@ ComputeFn sb_compute = nullptr;   // _kernels.compute; nthreads 0: the default c
 
 // The kind of an XLA dtype, from the table; -1 for one the kernels lack.
 int KindOf(ffi::DataType dtype) {
-#define SB_XLA_KIND(K, name, size, num, widen, round, xla) \
+#define SB_XLA_KIND(K, name, size, storage, xla) \
   if (dtype == ffi::DataType::xla) return SB_KIND_##K;
   SB_DTYPES(SB_XLA_KIND)
 #undef SB_XLA_KIND

@@ -3,10 +3,20 @@
 runs the kernel of _kernels.pxd on them, without the GIL."""
 from libc.stdint cimport uint16_t
 
-from sigmoid_backward._dtype_table cimport (Kind, KIND_BF16, KIND_C64, KIND_C128, KIND_F16,
-                                            KIND_F32, KIND_F64)
+from sigmoid_backward._dtype_table cimport Kind
 from sigmoid_backward._fused cimport elem_t   # the kernel's storage types
 from sigmoid_backward._kernels cimport compute
+
+from sigmoid_backward import _kernels
+
+# The kinds of this API's functions, by name from the dtype table.
+_NAMES = [name for name, _size in _kernels.DTYPE_TABLE]
+cdef Kind KIND_F32 = <Kind><int>_NAMES.index("float32")
+cdef Kind KIND_F64 = <Kind><int>_NAMES.index("float64")
+cdef Kind KIND_C64 = <Kind><int>_NAMES.index("complex64")
+cdef Kind KIND_C128 = <Kind><int>_NAMES.index("complex128")
+cdef Kind KIND_F16 = <Kind><int>_NAMES.index("float16")
+cdef Kind KIND_BF16 = <Kind><int>_NAMES.index("bfloat16")
 
 cdef extern from "_overlap.h" nogil:
     bint sb_disjoint(const char *a, Py_ssize_t a_step, Py_ssize_t a_size,

@@ -35,7 +35,8 @@ __all__ = ["sigmoid_backward", "sigmoid"]
 _TARGET = "sigmoid_backward"
 jax.ffi.register_ffi_target(_TARGET, _handler(), platform="cpu")
 
-_SUPPORTED = tuple(jnp.dtype(d.name) for d in _dtypes.TABLE)   # the package's dtypes
+# The package's dtypes that this JAX has.
+_SUPPORTED = tuple(jnp.dtype(d.name) for d in _dtypes.TABLE if hasattr(jnp, d.name))
 
 # The kernel's call is a primitive of its own, with a rule for each of JAX's
 # transforms.  A custom_jvp function would do for sigmoid_backward itself,
@@ -126,7 +127,7 @@ def sigmoid_backward(grad_output, output):
     dtype = jnp.result_type(grad_output, output)
     if dtype not in _SUPPORTED:
         raise TypeError(f"sigmoid_backward: grad_output and output promote to {dtype}; "
-                        f"it computes in {', '.join(d.name for d in _dtypes.TABLE)}")
+                        f"it computes in {', '.join(d.name for d in _SUPPORTED)}")
     g = jnp.asarray(grad_output, dtype)
     y = jnp.asarray(output, dtype)
     shape = jnp.broadcast_shapes(g.shape, y.shape)

@@ -3,9 +3,9 @@
 Pure NumPy, one operation at a time, in the order docs/semantics.md fixes.
 It is the oracle of the test suite, and shipped so that users can check the
 fast path on their own data.  It shares no code with the fast path: its
-promotion is the operator's table, written out below, where the ufunc asks
-a promoter in C (_promotion.h); the tests compare the two on every pair of
-input dtypes.
+promotion asks NumPy and ml_dtypes (``np.result_type``, ``ml_dtypes.finfo``)
+where the ufunc asks a promoter in C (_promotion.h); the tests compare the
+two on every pair of input dtypes.
 """
 import ml_dtypes
 import numpy as np
@@ -14,18 +14,11 @@ F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 C64, C128 = np.dtype(np.complex64), np.dtype(np.complex128)
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
-# The operator's promotion table: row promoted with column.
-_ORDER = (F16, BF16, F32, F64, C64, C128)
-_TABLE = {
-    F16: (F16, F32, F32, F64, C64, C128),
-    BF16: (F32, BF16, F32, F64, C64, C128),
-    F32: (F32, F32, F32, F64, C64, C128),
-    F64: (F64, F64, F64, F64, C128, C128),
-    C64: (C64, C64, C64, C128, C64, C128),
-    C128: (C128, C128, C128, C128, C128, C128),
-}
-# A Python complex next to each real dtype, and bool/int/float next to any.
-_WITH_COMPLEX = {F16: C64, BF16: C64, F32: C64, F64: C128, C64: C64, C128: C128}
+
+def _is_narrow(dt):
+    """Stored in 16 bits or fewer, and computed in float32: float16 and
+    ml_dtypes' floating types (bfloat16, float8)."""
+    return dt == F16 or (dt.kind == "V" and dt.type.__name__.startswith(("bfloat16", "float8")))
 
 
 def _weak(x):
@@ -37,13 +30,38 @@ def _native(dt):
     return dt.newbyteorder("=")   # byte order is storage, not type
 
 
-def _with_integers(floating, integer):
-    """A compute dtype next to an integer or bool array: NumPy's promotion,
-    with float16 standing in for bfloat16 (ml_dtypes before 0.7 has no such
-    rule, and 0.7 agrees with float16's)."""
-    stand_in = F16 if floating == BF16 else floating
-    dt = np.result_type(stand_in, integer)
-    return floating if dt == stand_in else dt
+def _stand_in(dt):
+    """float16 for ml_dtypes' narrow types, where ml_dtypes has no rule."""
+    return F16 if _is_narrow(dt) else dt
+
+
+def _promote(a, b):
+    """NumPy's promotion, ml_dtypes' where it has a rule; where it has none,
+    float16 stands in for ml_dtypes' types, and two different narrow dtypes
+    give float32."""
+    try:
+        dt = np.result_type(a, b)
+        if dt.kind in "biufc" or _is_narrow(dt):
+            return dt
+    except TypeError:
+        pass
+    if _is_narrow(a) and _is_narrow(b) and a != b:
+        return F32
+    dt = np.result_type(_stand_in(a), _stand_in(b))
+    if dt == F16 and F16 not in (a, b):
+        return a if _is_narrow(a) else b
+    return dt
+
+
+def _check_holds(result, integer):
+    """A narrow result must hold every value of an integer input."""
+    if not _is_narrow(result):
+        return
+    info = ml_dtypes.finfo(result)
+    bits = 1 if integer.kind == "b" else 8 * integer.itemsize - (integer.kind == "i")
+    if bits > info.nmant + 1 or bits - 1 > info.maxexp - 1:
+        raise TypeError(f"{integer} and {result}: {result} cannot hold every {integer} "
+                        f"value exactly")
 
 
 def result_dtype(g, y):
@@ -56,14 +74,17 @@ def result_dtype(g, y):
         if dt.kind in "biu":
             dt = np.result_type(dt, scalar)   # NumPy's rule for a weak scalar
             return dt if dt.kind in "fc" else F64
-        return _WITH_COMPLEX[dt] if type(scalar) is complex else dt
+        if type(scalar) is complex and dt.kind != "c":
+            return C128 if dt == F64 else C64
+        return dt
     a, b = _native(g.dtype), _native(y.dtype)
     if a.kind in "biu" and b.kind in "biu":
         return F64
-    if a.kind in "biu" or b.kind in "biu":
-        floating, integer = (b, a) if a.kind in "biu" else (a, b)
-        return _with_integers(floating, integer)
-    return _TABLE[a][_ORDER.index(b)]
+    dt = _promote(a, b)
+    for x in (a, b):
+        if x.kind in "biu":
+            _check_holds(dt, x)
+    return dt
 
 
 def sigmoid_backward(grad_output, output, /, *, dtype=None):
@@ -75,8 +96,8 @@ def sigmoid_backward(grad_output, output, /, *, dtype=None):
     g = grad_output if _weak(grad_output) else np.asarray(grad_output)
     y = output if _weak(output) else np.asarray(output)
     dt = np.dtype(dtype) if dtype is not None else result_dtype(g, y)
-    # 16-bit values: round the inputs to the compute dtype, widen to float32.
-    work = F32 if dt in (F16, BF16) else dt
+    # Narrow values: round the inputs to the compute dtype, widen to float32.
+    work = F32 if _is_narrow(dt) else dt
     with np.errstate(all="ignore"):  # overflow and NaN are values here, not errors
         return np.asarray(_compute(np.asarray(g, dtype=dt).astype(work),
                                    np.asarray(y, dtype=dt).astype(work), dt))

@@ -32,7 +32,8 @@ from ._function import sigmoid_backward as _function
 
 __all__ = ["sigmoid_backward", "sigmoid"]
 
-_SUPPORTED = tuple(getattr(torch, d.name) for d in _dtypes.TABLE)   # the package's dtypes
+# The package's dtypes that this torch has (float8 since 2.1).
+_SUPPORTED = tuple(getattr(torch, d.name) for d in _dtypes.TABLE if hasattr(torch, d.name))
 _COMPUTED_ON = ("cpu", "meta")   # meta: shapes only, as for every op
 
 _QUALNAME = "sigmoid_backward::sigmoid_backward"
@@ -54,7 +55,7 @@ def _result_dtype(grad_output, output):
     if dtype not in _SUPPORTED:
         raise _DtypeError(f"sigmoid_backward: grad_output ({grad_output.dtype}) and output "
                           f"({output.dtype}) promote to {dtype}; the op computes in "
-                          f"{', '.join(d.name for d in _dtypes.TABLE)}")
+                          f"{', '.join(str(d).removeprefix('torch.') for d in _SUPPORTED)}")
     return dtype
 
 

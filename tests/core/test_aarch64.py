@@ -22,6 +22,7 @@ import os
 import pathlib
 import shutil
 import subprocess
+import sys
 
 import ml_dtypes
 import numpy as np
@@ -122,9 +123,12 @@ def program(request, tmp_path_factory):
         pytest.skip(missing)
     folder = tmp_path_factory.mktemp("aarch64")
     (folder / "prog.c").write_text(PROGRAM)
+    # The dtype table's headers, as the build generates them.
+    subprocess.run([sys.executable, str(SRC / "_dtype_codegen.py"), str(SRC / "_dtype_spec.py"),
+                    str(folder)], check=True, timeout=60)
     exe = folder / "prog"
     cmd = [CC, "-std=c11", request.param, "-ffp-contract=off", "-fno-fast-math", "-static",
-           f"-I{SRC}", "-o", str(exe), str(folder / "prog.c")]
+           f"-I{folder}", f"-I{SRC}", "-o", str(exe), str(folder / "prog.c")]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, f"{' '.join(cmd)}\n{proc.stderr}"
     return folder, exe

@@ -31,6 +31,8 @@ def {name}(const {c}[::1] g, const {c}[::1] y, {c}[::1] out, int num_threads):
         status = sigmoid_backward_{name}(g, y, out, num_threads)
     return status
 '''
+# The API's dtypes, a function each (cython_api.pxd): the table may hold more.
+API_DTYPES = [dt for dt in ALL_DTYPES if dt.name in FUNCTIONS]
 USAGE = (Path(__file__).resolve().parents[2] / "docs" / "usage.md").read_text()
 USAGE_SNIPPETS = re.findall(r"^```cython\n(.*?)^```", USAGE, re.S | re.M)
 SOURCE = ("# cython: language_level=3\n"
@@ -100,7 +102,7 @@ def _call(api, g, y, out, num_threads=0):
                                                       num_threads)
 
 
-@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("dtype", API_DTYPES, ids=str)
 @pytest.mark.parametrize("n", [0, 1, 7, 1000, 300_001])
 def test_matches_the_reference_bit_for_bit(api, dtype, n):
     rng = np.random.default_rng(n)
@@ -129,7 +131,7 @@ def test_thread_counts_give_the_same_bits(api, num_threads):
     assert_same(out, reference.sigmoid_backward(g, y), nan_payloads=True)
 
 
-@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("dtype", API_DTYPES, ids=str)
 def test_out_may_be_an_input_itself(api, dtype):
     rng = np.random.default_rng(2)
     g, y = random_array(rng, 1000, dtype), random_array(rng, 1000, dtype)

@@ -12,7 +12,7 @@ import pytest
 
 from sigmoid_backward import sigmoid_backward as sb
 
-from dtypes_catalogue import ALL_DTYPES, BFLOAT16
+from dtypes_catalogue import ALL_DTYPES
 from helpers import assert_same, import_framework, numpy_refusal, random_array, tensor_values
 from hostile import ArrayImpl, Tensor, ndarray
 
@@ -25,9 +25,10 @@ def torch():
 
 
 def _tensor(torch, a):
-    """A tensor over the ndarray ``a``'s memory (bfloat16 through its bits)."""
-    if a.dtype == BFLOAT16:
-        return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
+    """A tensor over the ndarray ``a``'s memory (ml_dtypes' types, bfloat16
+    and float8, through their bits)."""
+    if a.dtype.kind == "V":
+        return torch.from_numpy(a.view(f"i{a.itemsize}")).view(getattr(torch, a.dtype.name))
     return torch.from_numpy(a)
 
 

@@ -77,21 +77,42 @@ def test_integer_and_bool_inputs_compute_in_float64(int_dtype):
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_integer_with_float_follows_the_installed_promotion(dtype, int_dtype):
     """An integer or bool array next to a floating one promotes as the
-    installed NumPy (ml_dtypes, for bfloat16) promotes them, asked here at
+    installed NumPy (ml_dtypes, for its types) promotes them, asked here at
     run time.  Where ml_dtypes has no rule (bfloat16 with int16 and wider
-    before 0.7), bfloat16 promotes as float16 would."""
+    before 0.7, float8 with int16 before 0.7), its type promotes as float16
+    would.  The one exception: a result that cannot hold every value of
+    the integer (ml_dtypes' float8 with int8) is refused, naming both."""
     try:
         expected = np.result_type(dtype, int_dtype)
     except TypeError:   # no common DType: ml_dtypes defines none for this pair
-        assert dtype == bf16, f"NumPy has no promotion of {dtype} with {int_dtype}"
+        assert dtype.kind == "V", f"NumPy has no promotion of {dtype} with {int_dtype}"
         stand_in = np.result_type(f16, int_dtype)
-        expected = bf16 if stand_in == f16 else stand_in
+        expected = dtype if stand_in == f16 else stand_in
     for args in [(np.ones(2, int_dtype), np.ones(2, dtype)),
                  (np.ones(2, dtype), np.ones(2, int_dtype))]:
+        if not _holds_every(expected, np.dtype(int_dtype)):
+            with pytest.raises(TypeError, match="cannot hold every"):
+                sigmoid_backward(*args)
+            with pytest.raises(TypeError):
+                reference.result_dtype(*args)
+            continue
         result = sigmoid_backward(*args)
         assert result.dtype == expected
         assert reference.result_dtype(*args) == expected
         assert_same(result, reference.sigmoid_backward(*args))
+
+
+def _holds_every(floating, integer):
+    """Does ``floating`` hold every value of ``integer``?  Its extremes, and
+    the odd one below the top, which needs every bit, round-trip."""
+    if integer.kind == "b":
+        values = np.array([0, 1])
+    else:
+        info = np.iinfo(integer)
+        values = np.array([info.min, info.min + 1, info.max - 1, info.max], dtype=np.float64)
+    with np.errstate(all="ignore"):
+        back = values.astype(integer).astype(floating).astype(np.float64)
+    return bool(np.array_equal(back, values.astype(integer).astype(np.float64)))
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)

@@ -19,7 +19,7 @@ import pytest
 
 from sigmoid_backward import _kernels, sigmoid_backward, ufunc
 
-from dtypes_catalogue import BFLOAT16
+from dtypes_catalogue import BFLOAT16, by_name
 
 SRC = pathlib.Path(__file__).resolve().parents[2] / "src" / "sigmoid_backward"
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
@@ -71,6 +71,10 @@ CASES = {
     "ufunc: a Python complex with dtype=bfloat16": (
         lambda: ufunc(1j, np.ones(2), dtype=BFLOAT16), TypeError,
         ["grad_output's dtype", repr(C128), "dtype=" + repr(BFLOAT16)]),
+    "ufunc: an integer a narrow result cannot hold": (
+        lambda: ufunc(np.ones(2, np.int8), np.ones(2, by_name("float8_e4m3fn"))), TypeError,
+        ["grad_output's dtype", repr(np.dtype(np.int8)), "output's",
+         repr(by_name("float8_e4m3fn")), "cannot hold every"]),
     # _arguments.py: the function's own checks.
     "raw bytes": (
         lambda: sigmoid_backward(np.ones(2), bytearray(16)), TypeError,

@@ -98,9 +98,19 @@ ELEMENT_BITS = {
     aclDataType.ACL_COMPLEX32: 32,
 }
 
-# The operator's dtypes, as the NumPy dtypes the kernels compute in (the
-# package's dtype table).
-COMPUTE_DTYPES = {aclDataType(d.acl): d.dtype for d in _dtypes.TABLE}
+# The operator's dtypes: the ones aclnnSigmoidBackward accepts (its
+# documentation's list; bfloat16 only on the SoCs that have it, _soc.py), as
+# the NumPy dtypes the kernels compute them in.  The operator's list, not
+# the package's table: a dtype the CPU learns (float8) is not one the NPU
+# operator accepts, and is refused as int8 is.
+COMPUTE_DTYPES = {
+    aclDataType.ACL_FLOAT16: _dtypes.BY_NAME["float16"],
+    aclDataType.ACL_BF16: _dtypes.BY_NAME["bfloat16"],
+    aclDataType.ACL_FLOAT: _dtypes.BY_NAME["float32"],
+    aclDataType.ACL_DOUBLE: _dtypes.BY_NAME["float64"],
+    aclDataType.ACL_COMPLEX64: _dtypes.BY_NAME["complex64"],
+    aclDataType.ACL_COMPLEX128: _dtypes.BY_NAME["complex128"],
+}
 
 # Every aclDataType NumPy can hold, for tensor_from_array: native byte order.
 NUMPY_TO_ACL = {
