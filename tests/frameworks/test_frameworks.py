@@ -27,7 +27,7 @@ def torch():
 def _tensor(torch, a):
     """A tensor over the ndarray ``a``'s memory (ml_dtypes' types, bfloat16
     and float8, through their bits)."""
-    if a.dtype.kind == "V":
+    if a.dtype.type.__module__ == "ml_dtypes":
         return torch.from_numpy(a.view(f"i{a.itemsize}")).view(getattr(torch, a.dtype.name))
     return torch.from_numpy(a)
 
