@@ -151,7 +151,8 @@ def isa_loops(dtypes):
                 # _simd.h's one-byte minifloat block, made from the format.
                 e, m, bias, special = d["format"]
                 block = f"sb_{k}_block_{isa}"
-                out.append(f"{attr} static inline void {block}(const void *g, const void *y, void *out)\n"
+                out.append(f"{attr} static inline void {block}"
+                           f"(const void *g, const void *y, void *out)\n"
                            f"{{\n    sb_mf8_block_{bits}(g, y, out, {e}, {m}, {bias}, "
                            f"{int(special == 'fn')});\n}}\n" + fn
                            + f"{{\n    sb_blocked(g, y, out, n, 1, 32, {block}, {tail});\n}}\n")

@@ -125,7 +125,7 @@ def _expected_error(g, y, out, dtype):
     """Does the call refuse ``out``?  NumPy's rules, as for any ufunc: the
     inputs broadcast to out's shape, out is writeable, and the result casts
     to out's dtype under 'same_kind' (NumPy's cast table, ml_dtypes' for
-    bfloat16); and complex is never cast to bfloat16."""
+    bfloat16); and complex is never cast to ml_dtypes' types."""
     dt = np.dtype(dtype) if dtype is not None else reference.result_dtype(g, y)
     shape = np.broadcast_shapes(np.shape(g), np.shape(y))
     try:
@@ -134,7 +134,7 @@ def _expected_error(g, y, out, dtype):
         fits = False
     return (not fits or not out.flags.writeable
             or not np.can_cast(dt, out.dtype, "same_kind")
-            or (dt.kind == "c" and out.dtype == BFLOAT16))
+            or (dt.kind == "c" and out.dtype.type.__module__ == "ml_dtypes"))
 
 
 def check_case(g, y, kwargs):
@@ -146,8 +146,15 @@ def check_case(g, y, kwargs):
 
 def _check_case(g, y, kwargs):
     inputs_before = [a.copy() for a in (g, y) if isinstance(a, np.ndarray)]
-    expected = reference.sigmoid_backward(g, y, dtype=kwargs.get("dtype"))
     out = kwargs.get("out")
+    try:
+        expected = reference.sigmoid_backward(g, y, dtype=kwargs.get("dtype"))
+    except TypeError:   # a pair the reference refuses (float8 with int8): refused too
+        out_before = None if out is None else out.copy()
+        with pytest.raises(TypeError):
+            sb(g, y, **kwargs)
+        assert out is None or out.tobytes() == out_before.tobytes()
+        return
     if out is None:
         kwargs.pop("out", None)
         assert_same(sb(g, y, **kwargs), expected)
