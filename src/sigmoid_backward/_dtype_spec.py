@@ -45,4 +45,7 @@ DTYPES = (
     {"name": "float8_e4m3fn", "kind": "F8E4M3FN", "module": "ml_dtypes", "storage": "u8",
      "format": (4, 3, 7, "fn"), "convert": "minifloat", "vector": "minifloat",
      "xla": "F8E4M3FN"},
+    {"name": "float8_e5m2", "kind": "F8E5M2", "module": "ml_dtypes", "storage": "u8",
+     "format": (5, 2, 15, "ieee"), "convert": "minifloat", "vector": "minifloat",
+     "xla": "F8E5M2"},
 )

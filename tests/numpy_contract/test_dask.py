@@ -45,6 +45,20 @@ def client():
         yield client
 
 
+def _distributed_carries(dtype):
+    """Can distributed send an array of this dtype to a worker and back?
+    Asked of its serializer: distributed 2026.8 writes a dtype as
+    ``dtype.str``, which is ``'<f1'`` for ml_dtypes' float8_e5m2 (NumPy's
+    kind 'f', one byte), and NumPy cannot read that back: every such
+    transfer fails, whatever computes on the arrays."""
+    from distributed.protocol import deserialize, serialize
+    a = np.zeros(2, dtype)
+    try:
+        return deserialize(*serialize(a)).dtype == a.dtype
+    except TypeError:
+        return False
+
+
 # (grad_output shape, chunks or None for NumPy), (output shape, chunks or None)
 LAYOUTS = {
     "same chunks": (((6, 8), (3, 4)), ((6, 8), (3, 4))),
@@ -65,6 +79,8 @@ def _operand(shape, chunks, dtype):
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_cluster_matches_in_memory(client, layout, dtype):
+    if not _distributed_carries(dtype):
+        pytest.skip(f"distributed cannot serialize {dtype} arrays (dtype.str {dtype.str!r})")
     (gshape, gchunks), (yshape, ychunks) = LAYOUTS[layout]
     g, dg = _operand(gshape, gchunks, dtype)
     y, dy = _operand(yshape, ychunks, dtype)
