@@ -98,7 +98,7 @@ SB_ALWAYS_INLINE uint16_t sb_f32_to_f16(float f)
  * A format of 1 sign, E exponent and M mantissa bits with bias B, in the low
  * 1 + E + M bits of an unsigned integer.  `fn` formats (float8_e4m3fn) are
  * finite: their one NaN is all ones, and what overflows becomes NaN; the
- * others (float8_e5m2) have IEEE's inf and NaN.  The conversions are
+ * others (the IEEE-style formats) have inf and NaN.  The conversions are
  * ml_dtypes' (its astype), bit for bit: widening is exact, and a NaN widens
  * to float32's quiet NaN, with its sign; rounding is to nearest-even, once,
  * subnormals included, and a NaN rounds to the format's NaN (IEEE formats:

@@ -215,7 +215,7 @@ SB_AVX512BF16 static inline void sb_bf16_narrow_512bf16(__m512 a, __m512 b, uint
  * bits is a float16 once its magnitude sits under float16's sign
  * (mag << (10 - M)), scaled by 2^(15 - B), exactly, subnormals included (a
  * float16 subnormal times 2^8 is the e4m3 one); a finite-only format's NaN
- * code gets float16's NaN exponent first, and float8_e5m2's inf and NaN are
+ * code gets float16's NaN exponent first, and a 5-bit exponent's inf and NaN are
  * float16's already.  A NaN widens to a NaN of its sign; its payload is
  * not ml_dtypes' (0x7FC00000), which does not matter here: these widen
  * only for this path's own rounding, which gives every NaN the format's

@@ -37,7 +37,8 @@ BITS = {aclnn.ACL_DT_UNDEFINED: 0, aclnn.ACL_STRING: 0, aclnn.ACL_UINT1: 1, acln
         aclnn.ACL_UINT16: 16, aclnn.ACL_FLOAT16: 16, aclnn.ACL_BF16: 16, aclnn.ACL_INT32: 32,
         aclnn.ACL_UINT32: 32, aclnn.ACL_FLOAT: 32, aclnn.ACL_COMPLEX32: 32, aclnn.ACL_INT64: 64,
         aclnn.ACL_UINT64: 64, aclnn.ACL_DOUBLE: 64, aclnn.ACL_COMPLEX64: 64,
-        aclnn.ACL_COMPLEX128: 128}
+        aclnn.ACL_COMPLEX128: 128, aclnn.ACL_HIFLOAT8: 8, aclnn.ACL_FLOAT8_E5M2: 8,
+        aclnn.ACL_FLOAT8_E4M3FN: 8, aclnn.ACL_FLOAT8_E8M0: 8}
 GUARD = 48
 FUZZ = settings(max_examples=300, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

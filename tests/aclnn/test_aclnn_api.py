@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from sigmoid_backward import aclnn
@@ -52,7 +53,8 @@ DTYPES = {"ACL_DT_UNDEFINED": -1, "ACL_FLOAT": 0, "ACL_FLOAT16": 1, "ACL_INT8": 
           "ACL_INT32": 3, "ACL_UINT8": 4, "ACL_INT16": 6, "ACL_UINT16": 7, "ACL_UINT32": 8,
           "ACL_INT64": 9, "ACL_UINT64": 10, "ACL_DOUBLE": 11, "ACL_BOOL": 12, "ACL_STRING": 13,
           "ACL_COMPLEX64": 16, "ACL_COMPLEX128": 17, "ACL_BF16": 27, "ACL_INT4": 29,
-          "ACL_UINT1": 30, "ACL_COMPLEX32": 33}
+          "ACL_UINT1": 30, "ACL_COMPLEX32": 33, "ACL_HIFLOAT8": 34, "ACL_FLOAT8_E5M2": 35,
+          "ACL_FLOAT8_E4M3FN": 36, "ACL_FLOAT8_E8M0": 37}
 FORMATS = {"ACL_FORMAT_UNDEFINED": -1, "ACL_FORMAT_NCHW": 0, "ACL_FORMAT_NHWC": 1,
            "ACL_FORMAT_ND": 2, "ACL_FORMAT_NC1HWC0": 3, "ACL_FORMAT_FRACTAL_Z": 4,
            "ACL_FORMAT_NC1HWC0_C04": 12, "ACL_FORMAT_HWCN": 16, "ACL_FORMAT_NDHWC": 27,
@@ -188,3 +190,24 @@ def test_readme_example_runs(capsys):
     assert blocks, "no README python block uses aclnnSigmoidBackward"
     exec(compile(blocks[0], "README", "exec"), {})
     assert "[  0.  -2.  -6. -12.]" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e5m2"])
+def test_fp8_is_refused_as_int8_is(name):
+    """The CPU computes in FP8; the NPU operator does not: a tensor over an
+    FP8 array gets CANN's type and phase 1's refusal, with int8's status
+    and message, naming the type."""
+    import ml_dtypes
+    from sigmoid_backward.aclnn import tensor_from_array
+    arr = np.zeros(2, getattr(ml_dtypes, name))
+    t = tensor_from_array(arr)
+    acl_name = f"ACL_FLOAT8_{name.split('_')[1].upper()}"
+    assert t.data_type == getattr(aclnn, acl_name)
+    status, _, _ = aclnn.aclnnSigmoidBackwardGetWorkspaceSize(t, t, tensor_from_array(arr.copy()))
+    message = aclGetRecentErrMsg()
+    int8 = tensor_from_array(np.zeros(2, np.int8))
+    int8_status, _, _ = aclnn.aclnnSigmoidBackwardGetWorkspaceSize(
+        int8, int8, tensor_from_array(np.zeros(2, np.int8)))
+    int8_message = aclGetRecentErrMsg()
+    assert status == int8_status == ACLNN_ERR_PARAM_INVALID
+    assert message == int8_message.replace("ACL_INT8", acl_name)

@@ -8,6 +8,7 @@ from a known-but-unsupported one (ACL_INT8 is known; 5 is not).
 """
 import enum
 
+import ml_dtypes
 import numpy as np
 
 from .. import _dtypes
@@ -51,6 +52,13 @@ class aclDataType(enum.IntEnum):
     ACL_INT4 = 29
     ACL_UINT1 = 30
     ACL_COMPLEX32 = 33
+    # CANN 8's one-byte floating types (acl_base.h), which the operator
+    # refuses.  (Its 6- and 4-bit types, 38-41, are left out: how they pack
+    # is not the host's to guess.)
+    ACL_HIFLOAT8 = 34
+    ACL_FLOAT8_E5M2 = 35
+    ACL_FLOAT8_E4M3FN = 36
+    ACL_FLOAT8_E8M0 = 37
 
 
 class aclFormat(enum.IntEnum):
@@ -96,6 +104,10 @@ ELEMENT_BITS = {
     aclDataType.ACL_INT4: 4,
     aclDataType.ACL_UINT1: 1,
     aclDataType.ACL_COMPLEX32: 32,
+    aclDataType.ACL_HIFLOAT8: 8,
+    aclDataType.ACL_FLOAT8_E5M2: 8,
+    aclDataType.ACL_FLOAT8_E4M3FN: 8,
+    aclDataType.ACL_FLOAT8_E8M0: 8,
 }
 
 # The operator's dtypes: the ones aclnnSigmoidBackward accepts (its
@@ -124,6 +136,9 @@ NUMPY_TO_ACL = {
     np.dtype(np.uint32): aclDataType.ACL_UINT32,
     np.dtype(np.uint64): aclDataType.ACL_UINT64,
     np.dtype(np.bool_): aclDataType.ACL_BOOL,
+    # ml_dtypes' FP8, which the CPU computes and the operator refuses (as int8).
+    np.dtype(ml_dtypes.float8_e5m2): aclDataType.ACL_FLOAT8_E5M2,
+    np.dtype(ml_dtypes.float8_e4m3fn): aclDataType.ACL_FLOAT8_E4M3FN,
 }
 
 ACL_OF_COMPUTE_DTYPE = {dt: acl for acl, dt in COMPUTE_DTYPES.items()}

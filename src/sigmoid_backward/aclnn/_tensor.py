@@ -299,7 +299,11 @@ def tensor_from_array(arr, format=aclFormat.ACL_FORMAT_ND):
     # The storage: the span from the first element to the last one reached,
     # which is memory arr itself owns.
     span = 1 + sum((d - 1) * s for d, s in zip(arr.shape, stride, strict=True)) if arr.size else 0
-    storage = as_strided(arr, (span,), (size,))
+    # As unsigned integers of the item's size where NumPy's stride tricks
+    # cannot spell the dtype: as_strided rebuilds it from dtype.str, which
+    # is '<f1' for ml_dtypes' float8_e5m2.
+    raw = arr.view(f"u{size}") if arr.dtype.type.__module__ == "ml_dtypes" else arr
+    storage = as_strided(raw, (span,), (size,)).view(arr.dtype)
     tensor = aclCreateTensor(arr.shape, data_type, stride, 0, format, [span], storage)
     if tensor is None:  # unreachable for an array NumPy holds; never hide it
         raise ValueError(aclGetRecentErrMsg())
