@@ -23,7 +23,6 @@ import os
 import sys
 import warnings
 
-import ml_dtypes
 import numpy as np
 
 NAMES = ("torch", "jax", "numba", "numexpr")
@@ -69,19 +68,26 @@ def load(name, nthreads=None):
 
 
 def tensor(torch, a):
-    """A tensor over the ndarray ``a``'s memory (bfloat16 through its bits:
-    torch.from_numpy does not know ml_dtypes)."""
+    """A tensor over the ndarray ``a``'s memory (ml_dtypes' types, bfloat16
+    and float8, through their bits: torch.from_numpy does not know them)."""
     with warnings.catch_warnings():   # a read-only array: torch warns, and we only read
         warnings.simplefilter("ignore", UserWarning)
-        if a.dtype == np.dtype(ml_dtypes.bfloat16):
-            return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
+        if a.dtype.type.__module__ == "ml_dtypes":
+            return torch.from_numpy(a.view(f"i{a.itemsize}")).view(getattr(torch, a.dtype.name))
         return torch.from_numpy(a)
 
 
 def torch_call(torch, g, y, out):
-    """PyTorch's own kernel writing into ``out``'s memory."""
+    """PyTorch's own kernel writing into ``out``'s memory; None where it has
+    none for the dtype (torch 2.13 has no float8 arithmetic)."""
+    if not hasattr(torch, g.dtype.name):
+        return None
     tg, ty, to = tensor(torch, g), tensor(torch, y), tensor(torch, out)
     op = torch.ops.aten.sigmoid_backward.grad_input
+    try:
+        op(tg[:1], ty[:1], grad_input=to[:1])   # asked, not assumed
+    except (RuntimeError, NotImplementedError):
+        return None
     return lambda: op(tg, ty, grad_input=to)
 
 
