@@ -21,7 +21,7 @@ the name ``sb_before``, and times, in alternation:
 5. ``thresholds``: the thresholds derived from the caches against the
    constants they replaced, around both of them, alone and with a reader
    of the output;
-6. ``small``: the small calls off the fast path (``_small_calls.py``),
+6. ``small``: the small calls off the fast path (``bench/small_calls.py``),
    baseline against now.
 
 Times are medians; ratios are medians over rounds of same-round ratios.
@@ -39,8 +39,15 @@ import numpy as np
 
 import sigmoid_backward
 from benchmarks import peers  # benchmarks/benchmarks/peers.py: this folder is on sys.path
-from sigmoid_backward import _bench, _kernels, _small_calls
-from sigmoid_backward._timing import fmt_size, fmt_time, machine_line, make_inputs, sample_rounds
+from sigmoid_backward import _kernels
+from sigmoid_backward.bench import _report, small_calls
+from sigmoid_backward.bench.timing import (
+    fmt_size,
+    fmt_time,
+    machine_line,
+    make_inputs,
+    sample_rounds,
+)
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
@@ -81,6 +88,11 @@ def build_baseline(commit, workdir):
     # sources, then what the build generates (_version.py) and compiles
     for f in [*(src / "src" / "sb_before").glob("*.py"), *built.glob("*.py")]:
         (pkg / f.name).write_text(f.read_text())
+    bench = src / "src" / "sb_before" / "bench"   # its small calls, where the baseline has them
+    if bench.is_dir():
+        (pkg / "bench").mkdir()
+        for f in bench.glob("*.py"):
+            (pkg / "bench" / f.name).write_text(f.read_text())
     for f in built.glob("*.so"):
         (pkg / f.name).write_bytes(f.read_bytes())
     sys.path.insert(0, str(workdir))
@@ -178,7 +190,7 @@ def rows(before, nthreads, max_gib):
         if dtype.name not in known:
             print(f"{dtype}: new since the baseline")
             continue
-        for n in _bench.DEFAULT_SIZES:
+        for n in _report.DEFAULT_SIZES:
             if 3 * n * dtype.itemsize > max_gib * 2**30:
                 continue
             g, y, out = _case(dtype, n)
@@ -192,11 +204,15 @@ def rows(before, nthreads, max_gib):
 
 
 def small(before, n=1_000):
-    """The small calls off the fast path (_small_calls.py), baseline -> now:
+    """The small calls off the fast path (bench/small_calls.py), baseline -> now:
     the Python layer around the ufunc, where a fast path does not apply."""
     print(f"8. small calls off the fast path, n={n:,} float32: baseline -> now")
-    then = importlib.import_module(before.__name__ + "._small_calls").cases(n)
-    for name, (ours, _) in _small_calls.cases(n).items():
+    try:
+        then_module = importlib.import_module(before.__name__ + ".bench.small_calls")
+    except ModuleNotFoundError:   # a baseline from before the bench had its subpackage
+        then_module = importlib.import_module(before.__name__ + "._small_calls")
+    then = then_module.cases(n)
+    for name, (ours, _) in small_calls.cases(n).items():
         if name in then:
             t = sample_rounds({"baseline": then[name][0], "now": ours})
             _line(name, t, "baseline", "now")

@@ -12,19 +12,19 @@ cannot compute a dtype or is not installed.
 import sys
 
 from benchmarks import peers  # benchmarks/benchmarks/peers.py: this folder is on sys.path
-from sigmoid_backward import _bench
+from sigmoid_backward.bench import _report
 
 
 def with_peers(nthreads):
     """The libraries of peers.NAMES as extra columns of the bench."""
     modules = {name: peers.load(name, nthreads) for name in peers.NAMES}
-    return _bench.Peers(peers.NAMES, peers.versions(modules),
+    return _report.Peers(peers.NAMES, peers.versions(modules),
                         lambda g, y, out, spare_bytes: peers.calls(modules, g, y, out,
                                                                    spare_bytes))
 
 
 def main(argv):
-    return _bench.main(argv, peers=with_peers, prog="python benchmarks/compare.py")
+    return _report.main(argv, peers=with_peers, prog="python benchmarks/compare.py")
 
 
 if __name__ == "__main__":

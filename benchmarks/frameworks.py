@@ -3,7 +3,7 @@
     python benchmarks/frameworks.py [--quick] [--threads N]
 
 Needs torch and jax.  Three tables, each ratio the median over rounds of
-two calls timed in alternation (``sigmoid_backward._timing.compare``, the
+two calls timed in alternation (``sigmoid_backward.bench.timing.compare``, the
 method of ``python -m sigmoid_backward bench``):
 
 1. tensors back for tensors: ``sigmoid_backward(t, t)`` on 1,000-element
@@ -30,7 +30,7 @@ import numpy as np
 import sigmoid_backward as sb
 from benchmarks import peers  # benchmarks/benchmarks/peers.py: this folder is on sys.path
 from sigmoid_backward import _dtypes, _kernels
-from sigmoid_backward._timing import (
+from sigmoid_backward.bench.timing import (
     TARGET_SECONDS,
     compare,
     fmt_size,

@@ -2,7 +2,8 @@
 on the same arrays."""
 import numpy as np
 
-from sigmoid_backward import _small_calls, sigmoid_backward
+from sigmoid_backward import sigmoid_backward
+from sigmoid_backward.bench import small_calls
 
 from .common import THREADS, assert_contiguous, inputs
 
@@ -40,13 +41,13 @@ class Small:
 class OffFastPath:
     """Calls that NumPy's ufunc machinery serves (a Python scalar, strides,
     a cast, broadcasting), each beside the NumPy expression on the same
-    inputs (sigmoid_backward/_small_calls.py, shared with the bench
+    inputs (sigmoid_backward/bench/small_calls.py, shared with the bench
     command).  The goal: ours takes at most the expression's time."""
-    params = [list(_small_calls.cases(1)), [1_000]]
+    params = [list(small_calls.cases(1)), [1_000]]
     param_names = ["case", "n"]
 
     def setup(self, case, n):
-        self.ours, self.numpy = _small_calls.cases(n)[case]
+        self.ours, self.numpy = small_calls.cases(n)[case]
 
     def time_sigmoid_backward(self, case, n):
         self.ours()

@@ -9,7 +9,7 @@ usage lists whatever SUBCOMMANDS holds, each with its module docstring's
 first sentence):
 
 - ``python -m sigmoid_backward bench ...`` times the kernels against the NumPy
-  expression and the memory-bandwidth floor (_bench.py; the other
+  expression and the memory-bandwidth floor (bench/_report.py; the other
   libraries are benchmarks/compare.py's);
 - ``python -m sigmoid_backward golden ...`` writes golden data files, one
   case or a case file's every case, and ``compare ...`` judges a device's
@@ -24,10 +24,10 @@ import numpy as np
 
 from . import OPENMP_ENABLED, __version__, _show_config, _threads, sigmoid_backward
 from ._cli import program, usage_error
-from ._timing import fmt_time, make_inputs, sample_rounds
 from .aclnn import example as aclnn_example
+from .bench.timing import fmt_time, make_inputs, sample_rounds
 
-SUBCOMMANDS = {"bench": "._bench", "golden": ".golden._cli_golden",
+SUBCOMMANDS = {"bench": ".bench._report", "golden": ".golden._cli_golden",
                "compare": ".golden._cli_compare"}
 
 
@@ -89,7 +89,7 @@ def _times_sign(stream):
 
 def _time_against_numpy(n=1_000_000):
     """Print how long float32 calls take against the NumPy expression, in
-    rounds that alternate the two (_timing.sample_rounds), so that a busy
+    rounds that alternate the two (bench.timing.sample_rounds), so that a busy
     moment of the machine falls on both."""
     g, y = make_inputs(n, np.dtype(np.float32))
     out = np.empty_like(g)

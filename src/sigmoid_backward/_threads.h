@@ -1,8 +1,9 @@
 /*
  * How many OpenMP threads a kernel call uses, and where its team starts: the
- * C half of the thread policy.  _threads.py documents the policy and
- * validates arguments; the ufunc's inner loop runs without the GIL, so the
- * state it reads is here.
+ * thread policy, stated for the code here and for users in docs/usage.md
+ * ("Threads and fork()").  _threads.py is its Python API and validates
+ * arguments; the ufunc's inner loop runs without the GIL, so the state it
+ * reads is here.
  *
  * - sb_threads_set_default(n) is set_num_threads(n); 0 restores the default,
  *   which is OpenMP's limit in the calling thread (OMP_NUM_THREADS,
@@ -16,7 +17,11 @@
  *   default capped by OpenMP's limit); every count is capped at the
  *   processors this process may use, read once at import
  *   (omp_get_num_procs asks the kernel for the affinity mask, which costs
- *   more than a small call), and at SB_MAX_THREADS.
+ *   more than a small call), and at SB_MAX_THREADS: more threads than
+ *   processors never help, and a huge count must not ask OpenMP for
+ *   thousands of threads.  An explicit count is not lowered to OpenMP's
+ *   limit, as in scikit-learn.  A call wakes no more threads than its
+ *   output pays for (_thresholds.py, _kernels.pyx's compute).
  *
  * fork(): GNU libgomp keeps a pool of threads for each thread that started
  * a parallel region, in that thread's thread-local state.  A child process

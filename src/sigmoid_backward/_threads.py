@@ -1,24 +1,13 @@
 """Thread-count policy: how many OpenMP threads a call may use.
 
-A call's ``num_threads=`` is used as given.  Otherwise the default applies:
-:func:`set_num_threads`, else OpenMP's limit in the calling thread, which is
-``OMP_NUM_THREADS`` when the process started, else the CPUs this process may
-use, and which ``threadpoolctl.threadpool_limits(n, user_api="openmp")``
-lowers; OpenMP's limit also caps a default set with :func:`set_num_threads`.
-An explicit argument is not overridden by it, as in scikit-learn.  Every
-count is capped at the CPUs this process may use: more threads than that
-never help, and a huge count must not ask OpenMP for thousands of threads.
-A call wakes no more threads than its output pays for (at least
-``parallel_share_bytes`` of it each, _thresholds.py), so small arrays run
-on one thread.  The count never changes results, only speed.
+This is its Python API: it checks arguments, and reads and sets the state,
+which lives in C (_threads.h) because the ufunc's inner loop reads it
+without the GIL.
 
-A build without OpenMP runs on one thread whatever is asked.  A child
-process made by ``fork()`` keeps its threads: GNU OpenMP's threads do not
-survive the fork, so the thread that forked starts its teams from a helper
-thread made in the child (_threads.h), whoever ran OpenMP in the parent.
-
-The state lives in C (_threads.h), where the ufunc's inner loop reads it
-without the GIL; this module validates arguments and documents it.
+The policy is stated once for users, in docs/usage.md ("Threads and
+``fork()``"), and once for the code, in _threads.h: which count a call
+uses, the cap at the CPUs this process may use, and the helper thread
+after ``fork()``.  The functions' docstrings below are their ``help()``.
 """
 import operator
 
@@ -35,7 +24,7 @@ def check(n, name):
         raise TypeError(f"{name} must be an integer >= 1, got {type(n).__name__}") from None
     if n < 1:
         raise ValueError(f"{name} must be >= 1, got {n}")
-    # Larger counts are capped at the CPUs anyway; C needs an int.
+    # Larger counts are capped at the CPUs anyway (_threads.h); C needs an int.
     return min(n, _kernels.MAX_THREADS)
 
 
@@ -55,8 +44,7 @@ def set_num_threads(n):
 
 
 def resolve_threads(num_threads):
-    """Thread count for one call made in this thread: ``num_threads`` when
-    given, else the default capped by OpenMP's limit in the calling thread;
-    either capped at the CPUs this process may use."""
+    """Thread count for one call made in this thread asking for
+    ``num_threads`` (None: the default), as _threads.h resolves it."""
     requested = 0 if num_threads is None else check(num_threads, "num_threads")
     return _kernels.resolve_threads(requested)

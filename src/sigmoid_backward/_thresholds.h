@@ -13,10 +13,17 @@
 #ifndef SIGMOID_BACKWARD_THRESHOLDS_H
 #define SIGMOID_BACKWARD_THRESHOLDS_H
 
+#include <stddef.h>
+#include <stdint.h>   /* PTRDIFF_MAX */
+
 #include "_atomic.h"
 
-static ptrdiff_t sb_parallel_share_bytes = 64 << 10;
-static ptrdiff_t sb_nt_min_bytes = (ptrdiff_t)4 << 20;
+/* No numbers here: _kernels sets both at import, before any call can read
+ * them, from _thresholds.py, the one place their values and fallbacks are
+ * written.  Until then they say "one thread, no streaming" (half the maximum,
+ * so that twice the share does not overflow), never a second copy. */
+static ptrdiff_t sb_parallel_share_bytes = PTRDIFF_MAX / 2;
+static ptrdiff_t sb_nt_min_bytes = PTRDIFF_MAX;
 
 static inline ptrdiff_t sb_parallel_share(void) { return sb_load_size(&sb_parallel_share_bytes); }
 static inline ptrdiff_t sb_nt_min(void) { return sb_load_size(&sb_nt_min_bytes); }

@@ -146,7 +146,7 @@ def test_fork_after_another_librarys_parallel_region(tmp_path):
 def test_fork_after_the_bandwidth_floors_parallel_region():
     # The floor is a parallel region of another extension module.
     assert _fork_after("""
-        from sigmoid_backward._bandwidth_floor import bandwidth_floor
+        from sigmoid_backward.bench._bandwidth_floor import bandwidth_floor
         bandwidth_floor(g, y, np.empty_like(g), 2)
     """) == ["0"]
 

@@ -7,7 +7,7 @@ tests here, in ``test_numpy_contract_protocols.py`` and in
 ``test_umath.py`` and ``test_ufunc.py`` that exercise a binary ufunc
 generically, with ``sigmoid_backward.ufunc`` and, where a test only calls
 the ufunc, the function ``sigmoid_backward.sigmoid_backward`` in its place,
-in our six dtypes.  They skip when NumPy was installed without its tests.
+in each of our dtypes.  They skip when NumPy was installed without its tests.
 Three ways, in order of preference (``numpy_contract.py`` has the tools):
 
 - **NumPy's test, run as it is**, its binary ufunc (``np.add``, ``ncu.minimum``)

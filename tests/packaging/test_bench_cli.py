@@ -1,5 +1,5 @@
 """``python -m sigmoid_backward bench``: the table, the plot, the errors, the
-timing core it shares with benchmarks/ (_timing.py), and the
+timing core it shares with benchmarks/ (sigmoid_backward/bench/timing.py), and the
 bandwidth-floor loop it compares with.  The command imports no other
 library; benchmarks/compare.py adds them through ``main``'s ``peers``
 (tests/packaging/test_benchmarks.py).  No timings are asserted."""
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from sigmoid_backward import __main__ as cli
-from sigmoid_backward import _bench, _timing
-from sigmoid_backward._bandwidth_floor import bandwidth_floor
+from sigmoid_backward.bench import _report, timing
+from sigmoid_backward.bench._bandwidth_floor import bandwidth_floor
 
 from helpers import table_cell
 
@@ -68,8 +68,8 @@ def test_peers_hook_adds_columns_after_the_floor(capsys):
         def contenders(g, y, out, spare_bytes):
             assert out.shape == g.shape and spare_bytes > 0
             return {"copy": lambda: np.copyto(out, g)} if g.dtype == np.float32 else {}
-        return _bench.Peers(("copy", "never"), "copy 1.0", contenders)
-    code = _bench.main(["--sizes", "100", "--dtypes", "float32", "float64", "--threads", "1",
+        return _report.Peers(("copy", "never"), "copy 1.0", contenders)
+    code = _report.main(["--sizes", "100", "--dtypes", "float32", "float64", "--threads", "1",
                         "--no-small-calls"], peers=peers, prog="tool")
     out = capsys.readouterr().out
     assert code == 0 and seen == [1]
@@ -87,13 +87,13 @@ def test_peers_hook_adds_columns_after_the_floor(capsys):
 
 
 def test_small_calls_table_has_a_ratio_per_case(capsys):
-    from sigmoid_backward import _small_calls
+    from sigmoid_backward.bench import small_calls
     code, out, _ = _run(capsys, "--sizes", "100", "--dtypes", "float32", "--threads", "1")
     assert code == 0
     lines = out.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("small calls, n=1,000"))
-    rows = lines[start + 2:start + 2 + len(_small_calls.cases(1))]
-    for name, row in zip(_small_calls.cases(1), rows, strict=True):
+    rows = lines[start + 2:start + 2 + len(small_calls.cases(1))]
+    for name, row in zip(small_calls.cases(1), rows, strict=True):
         assert row.startswith(name), (name, row)
         ratio = float(row[len(name):].split()[4].rstrip("x"))
         assert ratio > 0
@@ -152,7 +152,7 @@ def test_sample_rounds_interleaves_every_callable():
 
     def note(name):
         return lambda: order.append(name)
-    samples = _timing.sample_rounds({"a": note("a"), "b": note("b")}, target_seconds=0.01)
+    samples = timing.sample_rounds({"a": note("a"), "b": note("b")}, target_seconds=0.01)
     assert set(samples) == {"a", "b"}
     assert len(samples["a"]) == len(samples["b"]) >= 7
     assert all(t > 0 for s in samples.values() for t in s)
@@ -161,8 +161,8 @@ def test_sample_rounds_interleaves_every_callable():
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "complex128"])
 def test_make_inputs_are_seeded_and_in_range(dtype):
-    g, y = _timing.make_inputs(1000, np.dtype(dtype))
-    g2, _ = _timing.make_inputs(1000, np.dtype(dtype))
+    g, y = timing.make_inputs(1000, np.dtype(dtype))
+    g2, _ = timing.make_inputs(1000, np.dtype(dtype))
     assert g.dtype == dtype and g.shape == (1000,) and g.tobytes() == g2.tobytes()
     assert ((y.real >= 0) & (y.real <= 1)).all()
 
@@ -193,7 +193,7 @@ def test_bandwidth_floor_checks_its_arguments():
 
 def test_compare_pairs_each_peer_with_ours():
     ours_calls = []
-    ours, peers, spread = _timing.compare(lambda: ours_calls.append(1),
+    ours, peers, spread = timing.compare(lambda: ours_calls.append(1),
                                           {"a": lambda: None, "b": lambda: None},
                                           target_seconds=0.01)
     assert ours > 0 and spread >= 1.0 and set(peers) == {"a", "b"}
@@ -202,5 +202,5 @@ def test_compare_pairs_each_peer_with_ours():
 
 def test_noisy_rows_are_flagged():
     timed, columns = {"floor": (1e-3, 1.0)}, ("floor",)
-    assert "noisy (2.0x)" in _bench._row(np.dtype(np.float32), 1000, 1e-3, timed, 2.0, columns)
-    assert "noisy" not in _bench._row(np.dtype(np.float32), 1000, 1e-3, timed, 1.1, columns)
+    assert "noisy (2.0x)" in _report._row(np.dtype(np.float32), 1000, 1e-3, timed, 2.0, columns)
+    assert "noisy" not in _report._row(np.dtype(np.float32), 1000, 1e-3, timed, 1.1, columns)

@@ -82,6 +82,27 @@ def test_no_reference_outside_the_repository(page):
         assert outside not in text, f"{page.name} cites {outside}"
 
 
+# "six dtypes" is right only of the NPU operator (aclnn, golden): the
+# package's own list grows with its table (_dtype_spec.py).
+_SIX_DTYPES = re.compile(r"\b(?:six|6)\s+dtypes\b", re.IGNORECASE)
+_ABOUT_THE_NPU = ("NPU", "operator", "aclnn", "ACL_")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_only_the_npu_operator_has_six_dtypes(page):
+    """A page that counts "six dtypes" (or "6 dtypes") does so in a sentence
+    about the NPU operator, one that names the NPU, the operator, aclnn or an
+    ACL_ type: the package's dtypes are its table's, whose count changes
+    (the float8 types join the operator's six), so the prose about them
+    names no count.  Sentences are split at a full stop, question or
+    exclamation mark followed by white space, or at a blank line."""
+    for sentence in re.split(r"(?<=[.!?])\s+|\n\s*\n", page.read_text()):
+        if _SIX_DTYPES.search(sentence):
+            assert any(word in sentence for word in _ABOUT_THE_NPU), (
+                f"{page.name}: {' '.join(sentence.split())!r} counts six dtypes but is "
+                "not about the NPU operator: name no count for the package's dtypes")
+
+
 def _table(heading):
     """{name: value} of the table under ``heading`` in semantics.md, which may
     lay its rows out in several name/value column pairs."""

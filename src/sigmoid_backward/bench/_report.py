@@ -15,7 +15,7 @@ Contenders:
 It imports no other library to compare with: ``python
 benchmarks/compare.py`` runs this report with PyTorch, JAX, numba and
 numexpr as extra columns, through :func:`main`'s ``peers``.  The method is
-_timing.py's; GB/s counts both inputs read and the output written once.
+timing.py's; GB/s counts both inputs read and the output written once.
 """
 import argparse
 import datetime
@@ -26,10 +26,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import OPENMP_ENABLED, _dtypes, _kernels, _small_calls, _threads, _timing, sigmoid_backward
+from .. import OPENMP_ENABLED, _dtypes, _kernels, _threads, sigmoid_backward
+from .._cli import ArgumentParser, command
+from . import small_calls, timing
 from ._bandwidth_floor import bandwidth_floor
-from ._cli import ArgumentParser, command
-from ._timing import compare, fmt_size, fmt_time, make_inputs, sample_rounds
+from .timing import compare, fmt_size, fmt_time, make_inputs, sample_rounds
 
 DEFAULT_SIZES = (1_000, 100_000, 1_000_000, 10_000_000, 100_000_000)
 DEFAULT_DTYPES = tuple(str(d) for d in _dtypes.SUPPORTED)
@@ -76,7 +77,7 @@ def _parser(prog, description):
                    metavar="N", help="element counts, e.g. 1e3 1e6 (default: %(default)s)")
     p.add_argument("--dtypes", nargs="+", type=_parse_dtype, default=list(_dtypes.SUPPORTED),
                    metavar="DTYPE", help=f"default: {' '.join(DEFAULT_DTYPES)}")
-    p.add_argument("--threads", type=_timing.parse_threads, default=None, metavar="N",
+    p.add_argument("--threads", type=timing.parse_threads, default=None, metavar="N",
                    help="threads for every contender (default: sigmoid_backward's "
                         "default, get_num_threads())")
     p.add_argument("--max-gib", type=float, default=3.0, metavar="GIB",
@@ -103,7 +104,7 @@ def _contenders(g, y, out, nthreads, spare_bytes, peers):
 
 
 def _case(dtype, n, nthreads, spare_bytes, peers):
-    """Our time, the contenders' and the spread (_timing.compare)."""
+    """Our time, the contenders' and the spread (timing.compare)."""
     g, y = make_inputs(n, dtype)
     out = np.empty_like(g)
     return compare(lambda: sigmoid_backward(g, y, out=out, num_threads=nthreads),
@@ -174,13 +175,13 @@ def plot(results, path, nthreads, columns):
 
 def _small_calls_table(n=1_000):
     """Calls the ufunc machinery serves, and the fast path, each against the
-    call a NumPy user would make on the same inputs (_small_calls.py)."""
+    call a NumPy user would make on the same inputs (small_calls.py)."""
     lines = [f"small calls, n={n:,} float32 (one thread: below the parallel threshold); "
              "ratio = reference time / ours (above 1: ours is faster; the goal is 1 or "
              "more against the NumPy expression, and 1.25 or more, 0.8x the time, for "
              "the fast path against np.add)",
              f"{'case':<24} {'ours':>9} {'reference':>10} {'ratio':>7}  reference is"]
-    for name, (ours, reference) in _small_calls.cases(n).items():
+    for name, (ours, reference) in small_calls.cases(n).items():
         s = sample_rounds({"ours": ours, "reference": reference})
         mine, theirs = np.array(s["ours"]), np.array(s["reference"])
         what = "np.add(g, y, out=out)" if "out=" in name and "float16" not in name \
@@ -220,7 +221,7 @@ def main(argv, peers=None, prog=None):
                 f"OpenMP {'on' if OPENMP_ENABLED else 'OFF'}")
     print("\n".join([
         f"{prog} {' '.join(argv)}".rstrip(),
-        f"{datetime.date.today().isoformat()}, {_timing.machine_line()}",
+        f"{datetime.date.today().isoformat()}, {timing.machine_line()}",
         f"{', '.join(filter(None, (versions, extra.versions)))}; "
         f"{nthreads} thread(s) for every contender",
         "ours = sigmoid_backward(g, y, out=out), median over its pairs; other columns: "

@@ -1,7 +1,7 @@
 """How the timing tools time: seeded inputs, interleaved samples, same-round
 ratios, and the formatting and machine description their reports share.
 
-Used by ``python -m sigmoid_backward bench`` (_bench.py) and by the scripts
+Used by ``python -m sigmoid_backward bench`` (_report.py) and by the scripts
 in ``benchmarks/`` (compare.py, ablation.py, frameworks.py), so that every
 figure they print comes from the same method.
 """
@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from . import _threads
+from .. import _threads
 
 # Seconds of samples per contender and case, and the bounds on their count.
 TARGET_SECONDS = 0.3
