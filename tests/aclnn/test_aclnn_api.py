@@ -198,6 +198,7 @@ def test_fp8_is_refused_as_int8_is(name):
     FP8 array gets CANN's type and phase 1's refusal, with int8's status
     and message, naming the type."""
     import ml_dtypes
+
     from sigmoid_backward.aclnn import tensor_from_array
     arr = np.zeros(2, getattr(ml_dtypes, name))
     t = tensor_from_array(arr)
