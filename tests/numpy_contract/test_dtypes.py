@@ -1,4 +1,5 @@
 """Result dtypes: the promotion table, NEP 50 scalars, dtype=, errors."""
+import math
 import re
 
 import numpy as np
@@ -91,7 +92,9 @@ def test_integer_with_float_follows_the_installed_promotion(dtype, int_dtype):
         expected = dtype if stand_in == f16 else stand_in
     for args in [(np.ones(2, int_dtype), np.ones(2, dtype)),
                  (np.ones(2, dtype), np.ones(2, int_dtype))]:
-        if not _holds_every(expected, np.dtype(int_dtype)):
+        # The exception is for the narrow results (stored in 16 bits or
+        # fewer): float64 with uint64 gives float64, as NumPy says.
+        if expected.itemsize <= 2 and not _holds_every(expected, np.dtype(int_dtype)):
             with pytest.raises(TypeError, match="cannot hold every"):
                 sigmoid_backward(*args)
             with pytest.raises(TypeError):
@@ -105,15 +108,16 @@ def test_integer_with_float_follows_the_installed_promotion(dtype, int_dtype):
 
 def _holds_every(floating, integer):
     """Does ``floating`` hold every value of ``integer``?  Its extremes, and
-    the odd one below the top, which needs every bit, round-trip."""
+    the odd one below the top, which needs every bit, come back exactly."""
     if integer.kind == "b":
-        values = np.array([0, 1])
+        ints = np.array([0, 1], integer)
     else:
         info = np.iinfo(integer)
-        values = np.array([info.min, info.min + 1, info.max - 1, info.max], dtype=np.float64)
+        ints = np.array([info.min, info.min + 1, info.max - 1, info.max], integer)
     with np.errstate(all="ignore"):
-        back = values.astype(integer).astype(floating).astype(np.float64)
-    return bool(np.array_equal(back, values.astype(integer).astype(np.float64)))
+        back = ints.astype(floating)
+    back = (back.real if back.dtype.kind == "c" else back).astype(np.float64).tolist()
+    return all(math.isfinite(b) and int(b) == i for b, i in zip(back, ints.tolist(), strict=True))
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)

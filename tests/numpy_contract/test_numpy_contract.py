@@ -104,7 +104,13 @@ def test_overlap_fuzz(numpy_test, dtype, monkeypatch):
     buffer as the input and the output of the method, every axis; the
     result equals the call into a copy.  Its dtype is int16; ours here.
     Its comparison is ours, bit for bit with NaNs by position: NumPy's
-    assert_equal does not see ml_dtypes' bfloat16 NaNs as NaNs."""
+    assert_equal does not see ml_dtypes' bfloat16 NaNs as NaNs.  Its views
+    come from as_strided, which rebuilds a dtype from dtype.str: where that
+    fails (ml_dtypes' float8_e5m2 is '<f1'), NumPy's test cannot run."""
+    try:
+        np.lib.stride_tricks.as_strided(np.zeros(2, dtype))
+    except TypeError as exc:
+        pytest.skip(f"NumPy's as_strided cannot make {dtype} views: {exc}")
     overlap = numpy_test_module("test_mem_overlap")
     monkeypatch.setattr(overlap, "assert_equal", assert_same)
     operation, out_axis_size = FUZZED[numpy_test]
