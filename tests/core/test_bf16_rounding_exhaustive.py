@@ -7,6 +7,7 @@ import pathlib
 import platform
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -22,9 +23,12 @@ def test_vector_bfloat16_rounding_on_every_float32(tmp_path):
     cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
     if cc is None or not (HEADERS / "_simd.h").exists():
         pytest.skip("needs a C compiler and the source tree")
+    # The dtype table's headers, as the build generates them.
+    subprocess.run([sys.executable, str(HEADERS / "_dtype_codegen.py"),
+                    str(HEADERS / "_dtype_spec.py"), str(tmp_path)], check=True)
     exe = tmp_path / "bf16x"
     subprocess.run([cc, "-O2", "-std=c11", "-ffp-contract=off", "-fno-fast-math",
-                    f"-I{HEADERS}", str(SOURCE), "-o", str(exe)], check=True)
+                    f"-I{tmp_path}", f"-I{HEADERS}", str(SOURCE), "-o", str(exe)], check=True)
     run = subprocess.run([str(exe)], capture_output=True, text=True)
     lines = run.stdout.split("\n")
     assert run.returncode == 0, run.stdout + run.stderr
