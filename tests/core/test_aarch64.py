@@ -159,7 +159,7 @@ def specials(dtype):
     normal, the largest finite, and values around 0, 1 and 2."""
     real = np.dtype(np.float32 if dtype == np.complex64 else
                     np.float64 if dtype == np.complex128 else dtype)
-    info = ml_dtypes.finfo(real) if real == BFLOAT16 else np.finfo(real)
+    info = ml_dtypes.finfo(real) if real.type.__module__ == "ml_dtypes" else np.finfo(real)
     tiny, big = real.type(info.smallest_subnormal), real.type(info.max)
     values = [0.0, -0.0, np.inf, -np.inf, np.nan, tiny, -tiny, info.smallest_normal,
               info.smallest_normal - tiny, -(info.smallest_normal - tiny), big, -big,

@@ -13,7 +13,7 @@ import pytest
 from sigmoid_backward import _kernels, reference, sigmoid_backward
 
 from dtypes_catalogue import ALL_DTYPES, BFLOAT16, COMPLEX_DTYPES, FLOAT16
-from helpers import assert_same, specials
+from helpers import assert_same, finfo, specials
 
 LIMITS = _kernels.thresholds()
 STREAM_BLOCK = LIMITS["block_bytes"]
@@ -24,8 +24,7 @@ PARALLEL_MIN = 2 * LIMITS["parallel_share_bytes"]
 def _values(rng, n, dtype):
     """Random values with zeros, infinities, NaN and subnormals mixed in."""
     real = np.float32 if dtype.itemsize <= 4 or dtype == np.complex64 else np.float64
-    tiny = float((ml_dtypes.finfo(dtype) if dtype == BFLOAT16
-                  else np.finfo(dtype)).smallest_subnormal)
+    tiny = float(finfo(dtype).smallest_subnormal)
     specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, tiny, -tiny, 1.0, 0.5], real)
 
     def part():
@@ -250,7 +249,7 @@ def _partners(dtype):
     infinities, NaN, subnormals, the smallest normal, the largest finite,
     values next to 1 (so that 1 - y is tiny or exact) and values whose
     products overflow or underflow."""
-    info = ml_dtypes.finfo(dtype) if dtype == ml_dtypes.bfloat16 else np.finfo(dtype)
+    info = finfo(dtype)
     one = np.array([1.0], dtype)
     below_one = np.nextafter(one, np.zeros_like(one))[0]
     above_one = np.nextafter(one, one + one)[0]

@@ -294,7 +294,7 @@ def test_out_cast_follows_the_installed_cast_table(g_dtype, out_dtype, casting):
     g, y = random_array(RNG, 4, g_dtype), random_array(RNG, 4, g_dtype)
     out = np.zeros(4, out_dtype)
     allowed = np.can_cast(g_dtype, out_dtype, casting) and not (
-        g_dtype.kind == "c" and out_dtype == BFLOAT16)
+        g_dtype.kind == "c" and out_dtype.type.__module__ == "ml_dtypes")
     if allowed:
         assert sigmoid_backward(g, y, out=out, casting=casting) is out
         assert_same(out, reference.sigmoid_backward(g, y).astype(out_dtype))
