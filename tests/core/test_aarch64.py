@@ -30,7 +30,7 @@ import pytest
 
 from sigmoid_backward import reference
 
-from dtypes_catalogue import ALL_DTYPES, BFLOAT16
+from dtypes_catalogue import ALL_DTYPES
 from helpers import assert_same
 
 SRC = pathlib.Path(__file__).resolve().parents[2] / "src" / "sigmoid_backward"
