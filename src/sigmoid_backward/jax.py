@@ -16,10 +16,10 @@ from jax.core import ShapedArray
 from jax.extend.core import Primitive
 from jax.interpreters import ad, batching, mlir
 
-from . import _dtypes
+from ._kernel import _dtypes
 
 try:
-    from ._xla_ffi import handler as _handler
+    from ._frameworks._xla_ffi import handler as _handler
 except ImportError as exc:   # built without it: say how to get it
     raise ImportError(
         "sigmoid_backward.jax needs the package's XLA FFI target, which this build of "

@@ -33,7 +33,7 @@ from sigmoid_backward import reference
 from dtypes_catalogue import ALL_DTYPES
 from helpers import assert_same
 
-SRC = pathlib.Path(__file__).resolve().parents[2] / "src" / "sigmoid_backward"
+SRC = pathlib.Path(__file__).resolve().parents[2] / "src" / "sigmoid_backward" / "_kernel"
 CC = shutil.which("aarch64-linux-gnu-gcc")
 QEMU = shutil.which("qemu-aarch64") or shutil.which("qemu-aarch64-static")
 

@@ -208,7 +208,7 @@ def test_integer_results_are_refused_by_dtype():
 
 
 def test_without_the_target_the_import_says_how_to_build_it():
-    script = ("import sys; sys.modules['sigmoid_backward._xla_ffi'] = None\n"
+    script = ("import sys; sys.modules['sigmoid_backward._frameworks._xla_ffi'] = None\n"
               "import sigmoid_backward.jax\n")
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=120)

@@ -1,5 +1,5 @@
 """What ``python -m sigmoid_backward golden --out`` may be, what it keeps,
-and the signals (src/sigmoid_backward/_atomic_write.py): a result is
+and the signals (src/sigmoid_backward/golden/_atomic_write.py): a result is
 written all or nothing, and no temporary file is ever left behind."""
 import errno
 import os
@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-import sigmoid_backward._atomic_write as atomic
+import sigmoid_backward.golden._atomic_write as atomic
 
 from golden_support import HALF_RESULT, files, npy_args, one_line_error, run_golden, tmp_files
 from helpers import assert_same
@@ -309,7 +309,7 @@ def test_an_ignored_sigterm_stays_ignored(tmp_path):
     """Under nohup-style SIG_IGN the command does not take the signal over."""
     script = (DEFAULT_SIGNALS +
               "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
-              "from sigmoid_backward._atomic_write import Signals\n"
+              "from sigmoid_backward.golden._atomic_write import Signals\n"
               "signals = Signals()\n"
               "with signals:\n"
               "    assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN\n"
@@ -322,7 +322,7 @@ def test_an_ignored_sigterm_stays_ignored(tmp_path):
 # renamed over --out.  In a subprocess: a regression would kill pytest.
 HELD_BACK = DEFAULT_SIGNALS + """
 import os, signal, sys, tempfile
-from sigmoid_backward import _atomic_write
+from sigmoid_backward.golden import _atomic_write
 from sigmoid_backward.golden import _cli_golden
 where = sys.argv.pop(1)
 real = os.replace if where == "replace" else tempfile.mkstemp

@@ -29,8 +29,8 @@ import threading
 
 import numpy as np
 
-from .. import _dtypes, _threads
-from .._ufunc import ufunc
+from .._kernel import _dtypes, _threads
+from .._numpy._ufunc import ufunc
 from . import _buffer, _soc
 from ._constants import ACL_OF_COMPUTE_DTYPE, COMPUTE_DTYPES, INT64_MAX, aclDataType, aclnnStatus
 from ._errors import fail

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _dtypes
-from .._paths import check_file
-from .._ufunc import ufunc
+from .._kernel import _dtypes
+from .._numpy._ufunc import ufunc
+from .._tools._paths import check_file
 from ._bits import inner_bounds, number_json, real_part_dtype
 from ._dtype_names import choices, lookup, name_of
 from ._errors import CaseFileError

@@ -19,10 +19,10 @@ import os
 import signal
 import sys
 
-from .._atomic_write import Signals, Terminated, WriteError, check_target, replace_file
-from .._cli import ArgumentParser, command
-from .._paths import check_directory, check_file
+from .._tools._cli import ArgumentParser, command
+from .._tools._paths import check_directory, check_file
 from ._args import dtype_arg, shape_arg
+from ._atomic_write import Signals, Terminated, WriteError, check_target, replace_file
 from ._compare import CHUNK, compare_chunks
 from ._dtype_names import choices, lookup
 from ._errors import GoldenError

@@ -26,10 +26,10 @@ import sys
 
 import numpy as np
 
-from .._atomic_write import Signals, Terminated, WriteError, check_target, replace_file
-from .._cli import ArgumentParser, command
-from .._function import sigmoid_backward
+from .._numpy._function import sigmoid_backward
+from .._tools._cli import ArgumentParser, command
 from ._args import dtype_arg, shape_arg
+from ._atomic_write import Signals, Terminated, WriteError, check_target, replace_file
 from ._dtype_names import DTYPES
 from ._errors import CaseFileError, GoldenError
 from ._files import is_npy, read_npy, read_raw

@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-from .._paths import check_file
+from .._tools._paths import check_file
 from ._dtype_names import DTYPES, as_supported
 from ._errors import GoldenError
 

@@ -24,10 +24,10 @@ import re
 
 import numpy as np
 
-from .._atomic_write import Signals, WriteError, replace_file
-from .._function import sigmoid_backward
-from .._paths import check_directory
-from .._ufunc import ufunc
+from .._numpy._function import sigmoid_backward
+from .._numpy._ufunc import ufunc
+from .._tools._paths import check_directory
+from ._atomic_write import Signals, WriteError, replace_file
 from ._bits import inner_bounds, real_part_dtype, rounded
 from ._casefile import cases as read_cases
 from ._dtype_names import name_of

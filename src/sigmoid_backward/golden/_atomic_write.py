@@ -30,7 +30,7 @@ import stat
 import tempfile
 import threading
 
-from ._paths import kind
+from .._tools._paths import kind
 
 
 class WriteError(Exception):

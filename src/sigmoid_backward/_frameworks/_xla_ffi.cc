@@ -119,8 +119,8 @@ void* Exported(PyObject* capi, const char* name, const char* signature) {
   if (actual == nullptr || std::strcmp(actual, signature) != 0) {
     PyErr_Clear();
     PyErr_Format(PyExc_ImportError,
-                 "sigmoid_backward._xla_ffi: _kernels exports %s as \"%s\", where this "
-                 "build expects \"%s\": _xla_ffi.cc must follow _kernels.pxd",
+                 "sigmoid_backward._frameworks._xla_ffi: _kernels exports %s as \"%s\", "
+                 "where this build expects \"%s\": _xla_ffi.cc must follow _kernels.pxd",
                  name, actual ? actual : "nothing", signature);
     return nullptr;
   }
@@ -144,7 +144,7 @@ PyModuleDef kModule = {PyModuleDef_HEAD_INIT, "_xla_ffi",
 
 PyMODINIT_FUNC PyInit__xla_ffi(void) {
   // _kernels stays imported (sys.modules holds it), so its functions stay.
-  PyObject* kernels = PyImport_ImportModule("sigmoid_backward._kernels");
+  PyObject* kernels = PyImport_ImportModule("sigmoid_backward._kernel._kernels");
   if (kernels == nullptr) return nullptr;
   PyObject* capi = PyObject_GetAttrString(kernels, "__pyx_capi__");
   Py_DECREF(kernels);
