@@ -128,7 +128,8 @@ def program(request, tmp_path_factory):
                     str(folder)], check=True, timeout=60)
     exe = folder / "prog"
     cmd = [CC, "-std=c11", request.param, "-ffp-contract=off", "-fno-fast-math", "-static",
-           f"-I{folder}", f"-I{SRC}", "-o", str(exe), str(folder / "prog.c")]
+           f"-I{folder}", f"-I{SRC}", "-o", str(exe), str(folder / "prog.c"),
+           "-lm"]   # fenv.h (_fpflags.h), which glibc keeps in libm
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, f"{' '.join(cmd)}\n{proc.stderr}"
     return folder, exe
