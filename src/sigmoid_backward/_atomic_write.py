@@ -236,7 +236,8 @@ class Folder:
 
     def __init__(self, path, label="--out-dir"):
         self.path, self.label, self.fd = os.fspath(path), label, None
-        at = {os.open, os.stat, os.unlink, os.replace} <= os.supports_dir_fd
+        # os.replace takes dir_fd where os.rename does (it is listed as rename).
+        at = {os.open, os.stat, os.unlink, os.rename} <= os.supports_dir_fd
         if at and hasattr(os, "O_DIRECTORY"):
             try:
                 self.fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY

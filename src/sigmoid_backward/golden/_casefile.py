@@ -221,9 +221,10 @@ def _tolerance(row, where):
     return check_tolerance(tolerance, where) or None
 
 
-def check_tolerance(tolerance, where):
+def check_tolerance(tolerance, where, columns=True):
     """``tolerance`` ({"rtol", "ptol", "atol"}, each optional), refused unless
-    each is a finite number >= 0 and ptol <= 1: a NaN would judge nothing."""
+    each is a finite number >= 0 and ptol <= 1: a NaN would judge nothing.
+    ``columns``: name the csv column each comes from in the message."""
     if tolerance is None:
         return None
     if not isinstance(tolerance, dict):
@@ -239,8 +240,8 @@ def check_tolerance(tolerance, where):
             and not isinstance(value, bool) and math.isfinite(value) and value >= 0
         if not ok or (key == "ptol" and value > 1):
             limits = "in [0, 1]" if key == "ptol" else "finite and >= 0"
-            raise CaseFileError(f"--cases: {where}: {column[key]}: {key} {value!r} is not "
-                                f"{limits}")
+            field = f"{column[key]}: {key}" if columns else key
+            raise CaseFileError(f"--cases: {where}: {field} {value!r} is not {limits}")
     return tolerance
 
 

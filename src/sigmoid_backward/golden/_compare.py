@@ -84,7 +84,7 @@ def check_arguments(tolerance, k):
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 0:
         raise GoldenError(f"k: {k!r} is not an integer >= 0")
     try:
-        check_tolerance(tolerance, "compare()")
+        check_tolerance(tolerance, "compare()", columns=False)
     except GoldenError as exc:
         raise GoldenError(f"tolerance: {str(exc).removeprefix('--cases: compare(): ')}") \
             from None
