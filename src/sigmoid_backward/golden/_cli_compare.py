@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from .._atomic_write import Signals, Terminated, WriteError, check_target, replace_file
 from .._cli import ArgumentParser, command
 from .._paths import check_directory, check_file
-from ._args import dtype_arg, shape_arg
+from ._args import dtype_arg, print_line, shape_arg
 from ._casefile import check_tolerance
 from ._compare import CHUNK, compare_chunks
 from ._dtype_names import choices, lookup
@@ -180,11 +180,10 @@ def _open_case(case, n, folder, actual_dir):
     return name, actual, golden_file, tolerance
 
 
-def _judge(name, a, g, args):
+def _judge(a, g, args, name=None, tolerance=None):
     pairs = zip(a.chunks(CHUNK), g.chunks(CHUNK), strict=True)
     return compare_chunks(pairs, a.dtype.newbyteorder("="), a.shape, args.standard,
-                          None if name is None else args.tolerances.get(name), args.worst,
-                          name)
+                          tolerance, args.worst, name)
 
 
 def run(args):
@@ -196,22 +195,23 @@ def run(args):
     results = []
     if args.manifest is None:
         a, g = _pair(args.actual, args.golden, args.dtype, args.shape)
-        args.tolerances = {}
-        result = _judge(None, a, g, args)
-        _print(result.line())
+        result = _judge(a, g, args)
+        print_line(result.line())
         return [result]
     cases = _load_manifest(args.manifest, args.actual_dir)
     folder = os.path.dirname(os.path.abspath(args.manifest))
-    args.tolerances = {}
     for n, case in enumerate(cases):
         name = _case_name(case, n)
         try:
-            name, a, g, args.tolerances[name] = _open_case(case, n, folder, args.actual_dir)
-            result = _judge(name, a, g, args)
+            name, a, g, tolerance = _open_case(case, n, folder, args.actual_dir)
+            result = _judge(a, g, args, name, tolerance)
         except (GoldenError, MemoryError, OSError) as exc:
             result = CaseError(name, args.standard,
                                " ".join((str(exc) or "not enough memory").split()))
-        _print(result.line())
+        except Exception as exc:  # not foreseen: still this case's ERROR, not the run's
+            result = CaseError(name, args.standard,
+                               " ".join(f"unexpected {type(exc).__name__}: {exc}".split()))
+        print_line(result.line())
         results.append(result)
     return results
 
@@ -296,8 +296,9 @@ def main(argv):
             results = run(args)
             judged = [r for r in results if not isinstance(r, CaseError)]
             errors = len(results) - len(judged)
-            _print(f"{sum(r.passed for r in judged)} of {len(results)} cases passed under "
-                   f"{args.standard}" + (f", {errors} ERROR (not judged)" if errors else ""))
+            print_line(f"{sum(r.passed for r in judged)} of {len(results)} cases passed "
+                       f"under {args.standard}"
+                       + (f", {errors} ERROR (not judged)" if errors else ""))
         except (GoldenError, WriteError) as exc:
             return _error(str(exc))
         except MemoryError:
@@ -322,26 +323,6 @@ def main(argv):
 def _stopped(why, signum):
     print(f"{_prog()}: {why}", file=sys.stderr)
     return 128 + int(signum)
-
-
-def _print(line):
-    """Print a line; a closed stdout (``| head``) is not an error: the
-    campaign and its reports go on."""
-    try:
-        print(line, flush=True)
-    except BrokenPipeError:
-        _silence_stdout()
-
-
-def _silence_stdout():
-    """Point stdout at /dev/null after a broken pipe, so that neither later
-    prints nor Python's flush at exit raise again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError, AttributeError):  # a stdout with no descriptor
-        pass
 
 
 def _error(message, status=2):

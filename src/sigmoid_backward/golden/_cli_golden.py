@@ -34,7 +34,7 @@ import numpy as np
 from .._atomic_write import Signals, Terminated, WriteError, check_target, replace_file
 from .._cli import ArgumentParser, command
 from .._function import sigmoid_backward
-from ._args import dtype_arg, shape_arg
+from ._args import dtype_arg, print_line, shape_arg
 from ._dtype_names import DTYPES
 from ._errors import GoldenError
 from ._files import is_npy, read_npy, read_raw
@@ -155,7 +155,7 @@ def _run_cases(args, signals, done, progress):
     def log(line):
         progress["writing"] = True
         done.append(line)
-        _print(line)
+        print_line(line)
     manifest = generate(args.cases, args.out_dir, fmt=args.format or "bin",
                         seed=args.seed or 0, log=log, signals=signals,
                         max_bytes=args.max_bytes)
@@ -178,10 +178,10 @@ def main(argv):
     with Signals() as signals:
         try:
             if args.cases is None:
-                _print(run(args, signals, progress))
+                print_line(run(args, signals, progress))
             else:
                 line, lost = _run_cases(args, signals, done, progress)
-                _print(line)
+                print_line(line)
         except (GoldenError, WriteError, MemoryError) as exc:
             # Found before the first write: nothing was written (2); else 3.
             status = NOT_WRITTEN if progress.get("writing") else REFUSED
@@ -195,27 +195,6 @@ def main(argv):
             status = NOT_WRITTEN if progress.get("writing") else REFUSED
             return _error(f"unexpected {type(exc).__name__}: {exc}", status)
     return NOT_WRITTEN if lost else 0
-
-
-def _print(line):
-    """Print, but a closed stdout (``| head``) is not an error: the files
-    are written all the same, and the exit status says how it went."""
-    try:
-        print(line, flush=True)
-    except BrokenPipeError:
-        _silence_stdout()
-
-
-def _silence_stdout():
-    """Point stdout at /dev/null after a broken pipe, so that neither later
-    prints nor Python's flush at exit raise again."""
-    import os
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError, AttributeError):  # stdout with no file descriptor
-        pass
 
 
 def _error(message, status):
