@@ -271,7 +271,8 @@ def aclnnSigmoidBackward(workspace, workspace_size, executor, stream):
         ws = _workspace(workspace, workspace_size, executor._plan, executor._workspace_size)
         if isinstance(ws, aclnnStatus):
             return ws
-        # gradInput's array may have been made read-only since phase 1.
+        # gradInput's array may have been made read-only since phase 1 (seen
+        # while its tensor lives: a destroyed one no longer holds the array).
         if executor._tensors is not None and not executor._tensors[2].source_writable():
             return invalid(f"gradInput ({executor._tensors[2].describe()}) was made "
                            f"read-only after phase 1")

@@ -89,7 +89,8 @@ class aclTensor:
     def source_writable(self):
         """Whether the caller's array, and every array it is a view of, still
         accept writes (``arr.flags.writeable = False`` after aclCreateTensor
-        must stop the operator writing it)."""
+        must stop the operator writing it).  True once the tensor is
+        destroyed: it no longer holds the array."""
         arr = self._source
         while isinstance(arr, np.ndarray):
             if not arr.flags.writeable:
@@ -271,7 +272,7 @@ def aclDestroyTensor(tensor):
     if tensor.destroyed:
         return fail(aclnnStatus.ACLNN_ERR_PARAM_INVALID,
                     f"aclDestroyTensor: {tensor!r} was already destroyed")
-    tensor._bytes = None
+    tensor._bytes = tensor._source = None  # the caller's memory is no longer ours to hold
     return aclnnStatus.ACLNN_SUCCESS
 
 
