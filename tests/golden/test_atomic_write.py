@@ -167,7 +167,7 @@ def test_out_replaced_by_a_fifo_while_writing_is_left_alone(tmp_path, capsys, mo
     args = npy_args(tmp_path, out)
     monkeypatch.setattr(np, "save", swap_then_save)  # numpy's own save
     status, _, err = run_golden(capsys, *args)
-    one_line_error(status, err, "changed while the result was written")
+    one_line_error(status, err, "changed while the result was written", code=3)
     assert stat_mode(out) == "fifo" and tmp_files(tmp_path) == []
 
 
@@ -196,7 +196,7 @@ def test_out_in_a_read_only_folder_names_it(tmp_path, capsys):
         status, _, err = run_golden(capsys, *npy_args(tmp_path, out))
     finally:
         os.chmod(tmp_path / "ro", 0o755)
-    one_line_error(status, err, "Permission denied")
+    one_line_error(status, err, "Permission denied", code=3)  # a failed write: 3
     _no_temporary_name(err, out)
     assert files(tmp_path / "ro") == []
 
@@ -234,7 +234,7 @@ def test_a_failed_step_names_the_users_path_not_the_temporary(tmp_path, capsys, 
     previous = out.read_bytes()
     status, _, err = run_golden(capsys, *npy_args(tmp_path, out))
     monkeypatch.undo()
-    one_line_error(status, err, os.strerror(code))
+    one_line_error(status, err, os.strerror(code), code=3)  # a failed write: 3
     _no_temporary_name(err, out)
     assert out.read_bytes() == previous and tmp_files(tmp_path) == []
 

@@ -178,8 +178,8 @@ def test_messages_name_the_program_as_it_was_run(tmp_path, how, prog):
             2, f"{prog} {sub}: error: unrecognized arguments: --nope\n"
                f"Try '{prog} {sub} --help'.\n")
     proc = run("golden", "--grad-output", "nope.npy", "--output", "nope.npy", "--out", "r.npy")
-    assert (proc.returncode, proc.stderr) == (
-        1, f"{prog} golden: error: --grad-output: nope.npy does not exist, expected a .npy "
+    assert (proc.returncode, proc.stderr) == (  # found before anything is written: 2
+        2, f"{prog} golden: error: --grad-output: nope.npy does not exist, expected a .npy "
            f"or raw data file\n")
     proc = run("compare", "nope.npy", "nope.npy")
     assert proc.returncode == 2 and proc.stderr.startswith(f"{prog} compare: error: ")

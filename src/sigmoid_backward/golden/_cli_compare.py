@@ -10,24 +10,36 @@ its golden under one of the precision standards NPU tests use.
 
 Files are read in chunks, so memory stays bounded whatever their size.  One
 line per case on stdout, a summary, and with ``--json REPORT`` every result
-in full.  Exit status: 0 if every case passes, 1 if any fails, 2 for a
-usage error or a file that cannot be read (one line on stderr).
+in full, with ``--csv TABLE`` a row per case.  A case of a manifest that
+cannot be judged (its output missing, unreadable, of another dtype or
+shape; its golden outside the manifest's folder) is an ERROR with its
+reason, and the others go on.  The reports are written, each all or
+nothing, before the exit status: 0 if every case passes, 1 if any fails, 3
+if none fails but some are ERROR, 2 for a usage error or an argument that
+cannot be read, found before any case runs and anything is written (one
+line on stderr).  A closed stdout (``| head``) is not an error.
 """
 import argparse
+import csv
+import io
 import json
 import os
 import signal
 import sys
+from dataclasses import dataclass
 
 from .._tools._cli import ArgumentParser, command
 from .._tools._paths import check_directory, check_file
-from ._args import dtype_arg, shape_arg
+from ._args import dtype_arg, print_line, shape_arg
 from ._atomic_write import Signals, Terminated, WriteError, check_target, replace_file
+from ._casefile import check_tolerance
 from ._compare import CHUNK, compare_chunks
 from ._dtype_names import choices, lookup
 from ._errors import GoldenError
-from ._files import ArrayFile, is_npy
+from ._files import ArrayFile, is_npy, open_data
 from ._standards import DEFAULT, STANDARDS
+
+FAILED, NOT_JUDGED = 1, 3  # exit statuses (2: usage, argparse's)
 
 
 def _prog():
@@ -42,7 +54,8 @@ def _parser():
         prog=_prog(), formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Compare a device's output with its golden under a precision standard\n"
                     "of NPU operator tests; exit 0 if every case passes, 1 if any fails,\n"
-                    "2 on usage errors and unreadable files.",
+                    "3 if none fails but some could not be judged (ERROR), 2 on usage\n"
+                    "errors and unreadable arguments (nothing written).",
         epilog=f"standards (docs/golden.md has their numbers):\n{standards}")
     p.add_argument("actual", nargs="?", metavar="ACTUAL", help="the device's output file")
     p.add_argument("golden", nargs="?", metavar="GOLDEN", help="the golden file")
@@ -56,6 +69,9 @@ def _parser():
     p.add_argument("--standard", default=DEFAULT, choices=list(STANDARDS),
                    help=f"the precision standard (default {DEFAULT})")
     p.add_argument("--json", metavar="REPORT", help="also write every result to this file")
+    p.add_argument("--csv", metavar="TABLE",
+                   help="also write a table to this file: one row per case, its status "
+                        "(PASS, FAIL, ERROR) and metrics")
     p.add_argument("--worst", type=int, default=5, metavar="K",
                    help="how many of the worst elements to report (default 5)")
     return p
@@ -85,58 +101,189 @@ def _pair(actual, golden, dtype, shape):
     opened[second] = ArrayFile(paths[second], second, dtype, shape)
     a, g = opened["ACTUAL"], opened["GOLDEN"]
     if a.dtype.newbyteorder("=") != g.dtype.newbyteorder("="):
-        raise GoldenError(f"ACTUAL holds {a.dtype.name}, GOLDEN {g.dtype.name}")
+        raise GoldenError(f"ACTUAL has dtype {a.dtype.name}, GOLDEN {g.dtype.name}")
     if tuple(a.shape) != tuple(g.shape):
         raise GoldenError(f"ACTUAL has shape {list(a.shape)}, GOLDEN {list(g.shape)}")
     return a, g
 
 
-def _manifest_pairs(manifest, actual_dir):
-    """(name, actual, golden, tolerance) of every case, all opened first, so
-    that a missing or short file stops the run before any comparison."""
+def _load_manifest(manifest, actual_dir):
+    """The manifest's list of cases, or a GoldenError (exit 2, nothing
+    written) when the manifest itself cannot be read."""
     check_file(manifest, "--manifest", "a manifest.json written by golden --cases",
                GoldenError)
     check_directory(actual_dir, "--actual-dir", "a directory of the device's outputs",
                     GoldenError)
     try:
-        with open(manifest, encoding="utf-8") as f:
-            cases = json.load(f)["cases"]
-        folder = os.path.dirname(os.path.abspath(manifest))
-        found = []
-        for case in cases:
-            dtype, shape = lookup(case["dtype"]), tuple(case["shape"])
-            golden = os.path.join(folder, case["golden"])
-            actual = os.path.join(actual_dir, os.path.basename(case["golden"]))
-            found.append((case["name"], ArrayFile(actual, "--actual-dir", dtype, shape),
-                          ArrayFile(golden, "--manifest", dtype, shape),
-                          case.get("tolerance")))
-        return found
+        with open_data(manifest, "--manifest") as f:
+            cases = json.loads(f.read().decode("utf-8"))["cases"]
+        if not isinstance(cases, list):
+            raise TypeError("'cases' is not a list")
+        return cases
+    except RecursionError:
+        raise GoldenError(f"--manifest: {manifest}: JSON nested too deeply to be a "
+                          f"manifest") from None
     except OSError as exc:
         raise GoldenError(f"--manifest: cannot read {manifest}: {exc}") from None
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError) as exc:  # UnicodeDecodeError too
         if isinstance(exc, GoldenError):
             raise
         raise GoldenError(f"--manifest: {manifest} is not a manifest of golden --cases "
                           f"({type(exc).__name__}: {exc})") from None
 
 
+def _case_name(case, n):
+    name = case.get("name") if isinstance(case, dict) else None
+    return name if isinstance(name, str) and name else f"case #{n}"
+
+
+def _plain_name(value, where):
+    """A file name of the manifest: one plain name inside its folder.  An
+    absolute path, a ``..`` or a separator would read a file elsewhere."""
+    if not isinstance(value, str) or not value or value in (".", "..") \
+            or os.path.basename(value) != value or (os.altsep or "/") in value \
+            or "\0" in value:
+        raise GoldenError(f"{where}: golden {value!r} is outside the manifest's folder, "
+                          f"refused: it must be a plain file name")
+    return value
+
+
+def _open_case(case, n, folder, actual_dir):
+    """(name, actual, golden, tolerance) of a case of the manifest, or a
+    GoldenError saying, in one line, why the case cannot be judged."""
+    name = _case_name(case, n)
+    where = f"--manifest: {name}"
+    if not isinstance(case, dict):
+        raise GoldenError(f"{where}: not a case object")
+    if "error" in case:
+        raise GoldenError(f"{where}: golden --cases could not write it: {case['error']}")
+    try:
+        dtype = lookup(case["dtype"])
+        shape = case["shape"]
+        if not isinstance(shape, list) or not all(
+                isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
+            raise GoldenError(f"{where}: shape {shape!r} is not a list of integers >= 0")
+        golden = _plain_name(case["golden"], where)
+    except KeyError as exc:
+        raise GoldenError(f"{where}: missing or unknown {exc}") from None
+    except TypeError as exc:
+        raise GoldenError(f"{where}: {exc}") from None
+    tolerance = case.get("tolerance")
+    try:
+        check_tolerance(tolerance, f"{name}")
+    except GoldenError as exc:
+        raise GoldenError(f"--manifest: {str(exc).removeprefix('--cases: ')}") from None
+    golden_file = ArrayFile(os.path.join(folder, golden), f"{where}: golden", dtype,
+                            tuple(shape), nofollow=True)
+    actual = ArrayFile(os.path.join(actual_dir, golden), f"{where}: --actual-dir", dtype,
+                       tuple(shape))
+    return name, actual, golden_file, tolerance
+
+
+def _judge(a, g, args, name=None, tolerance=None):
+    pairs = zip(a.chunks(CHUNK), g.chunks(CHUNK), strict=True)
+    return compare_chunks(pairs, a.dtype.newbyteorder("="), a.shape, args.standard,
+                          tolerance, args.worst, name)
+
+
 def run(args):
-    """Compare every case; return the results."""
-    if args.json is not None:
-        check_target(args.json, "--json")  # refuse a bad --json before comparing
-    if args.manifest is not None:
-        todo = _manifest_pairs(args.manifest, args.actual_dir)
-    else:
-        a, g = _pair(args.actual, args.golden, args.dtype, args.shape)
-        todo = [(None, a, g, None)]
+    """Judge every case; return the results: CompareResult, or CaseError
+    for a case that could not be judged (the campaign goes on)."""
+    for path, label in ((args.json, "--json"), (args.csv, "--csv")):
+        if path is not None:
+            check_target(path, label)  # refuse a bad report path before comparing
     results = []
-    for name, a, g, tolerance in todo:
-        pairs = zip(a.chunks(CHUNK), g.chunks(CHUNK), strict=True)
-        result = compare_chunks(pairs, a.dtype.newbyteorder("="), a.shape, args.standard,
-                                tolerance, args.worst, name)
-        print(result.line(), flush=True)
+    if args.manifest is None:
+        a, g = _pair(args.actual, args.golden, args.dtype, args.shape)
+        result = _judge(a, g, args)
+        print_line(result.line())
+        return [result]
+    cases = _load_manifest(args.manifest, args.actual_dir)
+    folder = os.path.dirname(os.path.abspath(args.manifest))
+    for n, case in enumerate(cases):
+        name = _case_name(case, n)
+        try:
+            name, a, g, tolerance = _open_case(case, n, folder, args.actual_dir)
+            result = _judge(a, g, args, name, tolerance)
+        except (GoldenError, MemoryError, OSError) as exc:
+            result = CaseError(name, args.standard,
+                               " ".join((str(exc) or "not enough memory").split()))
+        except Exception as exc:  # not foreseen: still this case's ERROR, not the run's
+            result = CaseError(name, args.standard,
+                               " ".join(f"unexpected {type(exc).__name__}: {exc}".split()))
+        print_line(result.line())
         results.append(result)
     return results
+
+
+@dataclass
+class CaseError:
+    """A case that could not be judged: a missing, unreadable, wrong-dtype or
+    wrong-shaped output or golden.  It is in the reports as ERROR."""
+    name: str
+    standard: str
+    reason: str
+    passed = False
+
+    def line(self):
+        return f"ERROR {self.name} {self.standard}: {self.reason}"
+
+    def as_dict(self):
+        return {"name": self.name, "status": "ERROR", "passed": False,
+                "standard": self.standard, "error": self.reason}
+
+
+def status_of(result):
+    if isinstance(result, CaseError):
+        return "ERROR"
+    return "PASS" if result.passed else "FAIL"
+
+
+# The CSV's columns: one row per case, its standard's verdict and metrics.
+CSV_COLUMNS = ("name", "standard", "status", "dtype", "shape", "numel", "mismatches",
+               "mismatch_ratio", "max_abs_error", "mare", "mere", "rmse",
+               "inf_nan_mismatches", "bit_exact_ratio", "max_ulp", "mean_ulp", "error")
+
+
+def csv_text(results):
+    out = io.StringIO()
+    writer = csv.DictWriter(out, CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for r in results:
+        row = r.as_dict()
+        row["status"] = status_of(r)
+        if isinstance(row.get("shape"), list):
+            row["shape"] = "x".join(map(str, row["shape"]))
+        writer.writerow(row)
+    return out.getvalue()
+
+
+def json_text(results, standard):
+    counts = {s: sum(status_of(r) == s for r in results) for s in ("PASS", "FAIL", "ERROR")}
+    cases = []
+    for r in results:
+        case = r.as_dict()
+        case["status"] = status_of(r)
+        cases.append(case)
+    report = {"standard": standard, "passed": counts["PASS"] == len(results),
+              "counts": counts, "cases": cases}
+    return json.dumps(report, indent=1, allow_nan=False) + "\n"
+
+
+def write_reports(args, results, signals):
+    """The --json and --csv reports, each all or nothing."""
+    for path, label, text in ((args.json, "--json", lambda: json_text(results, args.standard)),
+                              (args.csv, "--csv", lambda: csv_text(results))):
+        if path is not None:
+            data = text().encode()
+            replace_file(path, lambda f, data=data: f.write(data), signals, {}, label=label)
+
+
+def exit_status(results):
+    """0 every case passes; 1 a case fails (a verdict, which outranks); 3
+    some case could not be judged."""
+    statuses = {status_of(r) for r in results}
+    return FAILED if "FAIL" in statuses else NOT_JUDGED if "ERROR" in statuses else 0
 
 
 def main(argv):
@@ -147,30 +294,37 @@ def main(argv):
     with Signals() as signals:
         try:
             results = run(args)
-            passed = sum(r.passed for r in results)
-            print(f"{passed} of {len(results)} cases passed under {args.standard}")
-            if args.json is not None:
-                report = {"standard": args.standard, "passed": passed == len(results),
-                          "cases": [r.as_dict() for r in results]}
-                text = json.dumps(report, indent=1, allow_nan=False) + "\n"
-                replace_file(args.json, lambda f: f.write(text.encode()), signals, {},
-                             label="--json")
+            judged = [r for r in results if not isinstance(r, CaseError)]
+            errors = len(results) - len(judged)
+            print_line(f"{sum(r.passed for r in judged)} of {len(results)} cases passed "
+                       f"under {args.standard}"
+                       + (f", {errors} ERROR (not judged)" if errors else ""))
         except (GoldenError, WriteError) as exc:
             return _error(str(exc))
         except MemoryError:
             return _error("not enough memory for these files")
         except KeyboardInterrupt:
-            print(f"{_prog()}: interrupted", file=sys.stderr)
-            return 128 + signal.SIGINT
+            return _stopped("interrupted", signal.SIGINT)
         except Terminated as exc:
-            print(f"{_prog()}: terminated by {signal.Signals(exc.signum).name}",
-                  file=sys.stderr)
-            return 128 + int(exc.signum)
+            return _stopped(f"terminated by {signal.Signals(exc.signum).name}", exc.signum)
         except Exception as exc:  # a case not foreseen above: still one line
             return _error(f"unexpected {type(exc).__name__}: {exc}")
-    return 0 if passed == len(results) else 1
+        try:  # the cases ran: the reports are written whatever stdout did
+            write_reports(args, results, signals)
+        except WriteError as exc:
+            return _error(str(exc), NOT_JUDGED)
+        except KeyboardInterrupt:
+            return _stopped("interrupted", signal.SIGINT)
+        except Terminated as exc:
+            return _stopped(f"terminated by {signal.Signals(exc.signum).name}", exc.signum)
+    return exit_status(results)
 
 
-def _error(message):
+def _stopped(why, signum):
+    print(f"{_prog()}: {why}", file=sys.stderr)
+    return 128 + int(signum)
+
+
+def _error(message, status=2):
     print(f"{_prog()}: error: {' '.join(message.split())}", file=sys.stderr)
-    return 2
+    return status

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ._casefile import check_tolerance
 from ._dtype_names import DTYPES, as_supported, name_of
 from ._errors import GoldenError
 from ._metrics import Chunk, Tally
@@ -76,9 +77,23 @@ def standard_named(name):
                           f"{', '.join(STANDARDS)}") from None
 
 
+def check_arguments(tolerance, k):
+    """Refuse, naming it, a ``tolerance`` that is not rtol/ptol/atol finite
+    and >= 0 (ptol <= 1), and a ``k`` that is not an integer >= 0: a NaN
+    tolerance would judge every element wrong and call it a FAIL."""
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 0:
+        raise GoldenError(f"k: {k!r} is not an integer >= 0")
+    try:
+        check_tolerance(tolerance, "compare()", columns=False)
+    except GoldenError as exc:
+        raise GoldenError(f"tolerance: {str(exc).removeprefix('--cases: compare(): ')}") \
+            from None
+
+
 def compare_chunks(pairs, dtype, shape, standard=DEFAULT, tolerance=None, k=5, name=None):
     """Compare an output with its golden given as ``(actual, golden)`` pairs of
     1-d chunks that follow each other in C order; see :func:`compare`."""
+    check_arguments(tolerance, k)
     rule = standard_named(standard)
     limits = rule.limits(np.dtype(dtype), tolerance)
     tally = Tally(shape, k)
@@ -136,9 +151,11 @@ def compare(actual, golden, standard=DEFAULT, *, tolerance=None, k=5, name=None)
     Raises
     ------
     ValueError
-        Unknown standard, unsupported dtype, or the two differ in dtype or
-        shape.
+        Unknown standard, unsupported dtype, the two differ in dtype or
+        shape, a tolerance that is not finite and >= 0 (ptol <= 1), or a
+        ``k`` that is not an integer >= 0.
     """
+    check_arguments(tolerance, k)
     a, g = _checked(actual, "actual"), _checked(golden, "golden")
     if a.dtype.newbyteorder("=") != g.dtype.newbyteorder("="):
         raise GoldenError(f"actual has dtype {name_of(a.dtype)}, golden {name_of(g.dtype)}")
