@@ -100,7 +100,7 @@ def test_threads_are_the_count_that_runs_not_the_count_asked():
     cpus = usable_cpus() if sb.OPENMP_ENABLED else 1
     asked = cpus + 62
     code = ("import json, sigmoid_backward as s\n"
-            "from sigmoid_backward import _show_config\n"
+            "from sigmoid_backward._tools import _show_config\n"
             f"s.set_num_threads({asked})\n"
             "print(json.dumps([s.show_config(mode='dicts')['Threads'], "
             "_show_config.openmp_line()]))\n")
