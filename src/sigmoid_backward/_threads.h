@@ -41,10 +41,10 @@
  *   sb_threads_note_call): each thread of a team times its part.  A call
  *   whose team took more than twice the time one thread would have
  *   (threads x the fastest part) plus 20 us, was waiting for a preempted
- *   thread; the default count then halves for a period, 50 ms doubling at
- *   every loss to at most 2 s, after which one call probes the full count
- *   again.  A probe that loses costs one time slice per period; one that
- *   wins ends the back-off.  Only the default's calls are timed (two
+ *   thread; the default count then halves for a period, after which one
+ *   call probes the full count again.  The period is 50 ms, 4x longer at
+ *   each loss within 10 periods of the last, at most 2 s: a probe that
+ *   loses costs one time slice per period.  A win lifts the cap.  Only the default's calls are timed (two
  *   omp_get_wtime() per thread, tens of ns).
  *
  * fork(): GNU libgomp keeps a pool of threads for each thread that started
@@ -87,13 +87,15 @@ static SB_THREAD_LOCAL int sb_last_threads = 0;   /* the calling thread's last c
 static int sb_adaptive = 1;             /* the load policy on the default */
 static int sb_free_cpus = 1;            /* tokens left in the pool (may go below 0) */
 /* Back-off: default calls use at most sb_cap threads until sb_cap_until
- * (ns of omp_get_wtime); sb_cap_period is the next back-off's length (0:
- * none lost since the last win). */
+ * (ns of omp_get_wtime); sb_cap_period is the last back-off's length (0:
+ * none yet). */
 static int sb_cap = SB_MAX_THREADS;
 static long long sb_cap_until = 0;
 static long long sb_cap_period = 0;
+static long long sb_last_loss = 0;      /* when the last loss ended (ns) */
 #define SB_BACKOFF_FIRST_NS 50000000LL      /* 50 ms */
 #define SB_BACKOFF_MAX_NS 2000000000LL      /* 2 s */
+#define SB_BACKOFF_FORGET 10                /* periods after which a loss starts afresh */
 #define SB_LOSS_SLACK_NS 20000LL            /* 20 us: a team's wake-up, with margin */
 
 /* ---- fork(): a helper thread for the thread that forked ---------------- */
@@ -299,14 +301,26 @@ static inline void sb_threads_note_call(int nthreads, long long start, long long
                                         long long fastest_part)
 {
     if (sb_threads_lost(nthreads, end - start, fastest_part)) {
+        /* Losses close together mean a lasting load: each backs off 4x
+         * longer.  A loss long after the last one starts again from the
+         * shortest back-off. */
         long long period = sb_load_ll(&sb_cap_period);
-        period = period ? (period >= SB_BACKOFF_MAX_NS / 2 ? SB_BACKOFF_MAX_NS : 2 * period)
-                        : SB_BACKOFF_FIRST_NS;
+        const long long last = sb_load_ll(&sb_last_loss);
+        if (!period || end - last > SB_BACKOFF_FORGET * period) {
+            period = SB_BACKOFF_FIRST_NS;
+        } else {
+            period = period >= SB_BACKOFF_MAX_NS / 4 ? SB_BACKOFF_MAX_NS : 4 * period;
+        }
         sb_store_ll(&sb_cap_period, period);
+        sb_store_ll(&sb_last_loss, end);
         sb_store_int(&sb_cap, nthreads / 2 > 1 ? nthreads / 2 : 1);
         sb_store_ll(&sb_cap_until, end + period);
-    } else if (sb_load_ll(&sb_cap_period)) {
-        sb_store_ll(&sb_cap_period, 0);
+    } else if (sb_load_ll(&sb_cap_until)) {
+        /* A win lifts the cap but keeps the period: under a steady load a
+         * probe wins now and then by luck, and a win that shortened the
+         * period kept the losses frequent (a 3e7 casting call under one
+         * busy process took 5.8x its single-thread time when a win halved
+         * it). */
         sb_store_ll(&sb_cap_until, 0);
     }
 }
@@ -315,6 +329,7 @@ static inline void sb_threads_note_call(int nthreads, long long start, long long
 static inline void sb_threads_reset_load(void)
 {
     sb_store_ll(&sb_cap_period, 0);
+    sb_store_ll(&sb_last_loss, 0);
     sb_store_ll(&sb_cap_until, 0);
     sb_store_int(&sb_cap, SB_MAX_THREADS);
 }

@@ -301,15 +301,21 @@ def test_back_off_halves_the_default_then_probes(fresh_load_policy):
     first_end = start + 100_000 + 50_000_000                 # the first back-off: 50 ms
     assert kernels.load_cap(first_end - 1) == 2
     assert kernels.load_cap(first_end) >= 2**30              # over: the next call probes
-    kernels.note_call(2, first_end, first_end + 100_000, 1_000)   # the probe lost: 100 ms
-    assert kernels.load_cap(first_end + 100_000 + 100_000_000 - 1) == 1
-    assert kernels.load_cap(first_end + 100_000 + 100_000_000) >= 2**30
-    for _ in range(40):                                      # never longer than 2 s
+    kernels.note_call(2, first_end, first_end + 100_000, 1_000)   # the probe lost: 200 ms
+    assert kernels.load_cap(first_end + 100_000 + 200_000_000 - 1) == 1
+    assert kernels.load_cap(first_end + 100_000 + 200_000_000) >= 2**30
+    for _ in range(10):                                      # never longer than 2 s
         kernels.note_call(2, start, start + 100_000, 1_000)
     assert kernels.load_cap(start + 100_000 + 2 * 10**9 - 1) == 1
     assert kernels.load_cap(start + 100_000 + 2 * 10**9) >= 2**30
-    kernels.note_call(2, start, start + 150_000, 100_000)   # a win ends the back-off
+    kernels.note_call(2, start, start + 150_000, 100_000)   # a win lifts the cap
     assert kernels.load_cap(start + 150_001) >= 2**30
+    kernels.note_call(2, start, start + 200_000, 1_000)     # but a loss soon after: 2 s
+    assert kernels.load_cap(start + 200_000 + 2 * 10**9 - 1) == 1
+    later = start + 200_000 + 20 * 10**9 + 1                # 10 periods later: 50 ms
+    kernels.note_call(2, later, later + 100_000, 1_000)
+    assert kernels.load_cap(later + 100_000 + 50_000_000 - 1) == 1
+    assert kernels.load_cap(later + 100_000 + 50_000_000) >= 2**30
 
 
 @needs_openmp
