@@ -295,7 +295,8 @@ def test_back_off_halves_the_default_then_probes(fresh_load_policy):
     start = kernels.now_ns()
     assert kernels.load_cap(start) >= 2**30      # no cap before any loss
     # A call that took no longer than one thread would have is no loss.
-    assert not kernels.lost(2, 2 * 100_000, 100_000)
+    assert not kernels.lost(2, 2 * 100_000 + 20_000, 100_000)
+    assert kernels.lost(2, 2 * 100_000 + 20_001, 100_000)   # slower than one thread
     kernels.note_call(4, start, start + 100_000, 1_000)     # lost: 4 -> 2
     assert kernels.load_cap(start + 100_001) == 2
     first_end = start + 100_000 + 50_000_000                 # the first back-off: 50 ms
