@@ -356,7 +356,7 @@ def test_results_identical_across_policies(dtype, fresh_load_policy):
              "strided": lambda: sigmoid_backward(g[::2], y[::2])}
     if np.dtype(dtype) == np.float32:
         calls["cast"] = lambda: sigmoid_backward(g[:n], y[:n], dtype=np.float64)
-    for name, call in calls.items():
+    for call in calls.values():
         results = []
         for adaptive, backed_off in ((False, False), (True, False), (True, True)):
             kernels.set_adaptive(adaptive)
