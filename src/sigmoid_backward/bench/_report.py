@@ -74,9 +74,12 @@ def _parse_dtype(text):
 def _parser(prog, description):
     p = ArgumentParser(prog=prog, description=description)
     p.add_argument("--sizes", nargs="+", type=_parse_size, default=None,
-                   metavar="N", help="element counts, e.g. 1e3 1e6 (default: %(default)s)")
+                   metavar="N", help="element counts, e.g. 1e3 1e6 (default: "
+                   f"{' '.join(fmt_size(n) for n in DEFAULT_SIZES)}; with --contention "
+                   "1e5 1e6 1e7)")
     p.add_argument("--dtypes", nargs="+", type=_parse_dtype, default=None,
-                   metavar="DTYPE", help=f"default: {' '.join(DEFAULT_DTYPES)}")
+                   metavar="DTYPE", help=f"default: {' '.join(DEFAULT_DTYPES)}; with "
+                   "--contention float32 bfloat16")
     p.add_argument("--threads", type=timing.parse_threads, default=None, metavar="N",
                    help="threads for every contender (default: sigmoid_backward's "
                         "default, get_num_threads())")
