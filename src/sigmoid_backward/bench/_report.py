@@ -93,8 +93,7 @@ def _parser(prog, description):
                         "thread and the NumPy expression under loads the bench starts "
                         "(busy processes, another process looping this call, Dask), each "
                         "under the load policy and without it, reporting the mean and the "
-                        "worst round (bench/contention.py); --sizes and --dtypes apply, "
-                        "by default 1e5 1e6 1e7 and float32 bfloat16")
+                        "worst round (bench/contention.py)")
     p.add_argument("--rounds", type=int, default=5, metavar="R",
                    help="rounds of the contention bench (default: %(default)s)")
     p.add_argument("--plot", metavar="FILE.png",
