@@ -196,7 +196,8 @@ def _row(load_name, policy, label, s):
              for k, v in s.items() if k not in ("default", "1 thread", "numpy")]
     return (f"{load_name:<14} {policy:<8} {label:<15} {fmt_time(d.mean()):>12} "
             f"{fmt_time(d.max()):>9} {fmt_time(one.mean()):>9} {vs1.mean():>15.2f} "
-            f"{vs1.max():>6.2f} {vsnp.mean():>15.2f} {vsnp.min():>6.2f}  {'; '.join(peers)}")
+            f"{vs1.max():>6.2f} {vsnp.mean():>15.2f} {vsnp.min():>6.2f}  "
+            f"{'; '.join(peers)}").rstrip()
 
 
 # ---- Dask -------------------------------------------------------------------
