@@ -211,3 +211,159 @@ def test_aclnn_stream_uses_the_launching_threads_limit(restore_threads, monkeypa
     finally:
         aclnn.aclrtDestroyStream(stream)
     assert seen == [1, 2]
+
+
+# ---- the load policy on the default count (_threads.h): its logic, not its timing ----
+
+@pytest.fixture
+def fresh_load_policy():
+    from sigmoid_backward._kernel import _kernels
+    was = _kernels.set_adaptive(True)
+    _kernels.reset_load()
+    yield _kernels
+    _kernels.reset_load()
+    _kernels.set_adaptive(was)
+
+
+def _back_off(kernels, nthreads=2):
+    """Tell the back-off of a lost call (far slower than one thread) that
+    ends an hour from now, so that its back-off outlasts the test."""
+    start = kernels.now_ns()
+    end = start + 3600 * 10**9
+    assert kernels.lost(nthreads, end - start, 1_000)
+    kernels.note_call(nthreads, start, end, 1_000)
+
+
+@needs_openmp
+def test_concurrent_callers_share_the_cpus(fresh_load_policy):
+    kernels, cpus = fresh_load_policy, usable_cpus()
+    assert kernels.free_cpus() == cpus
+    # Default calls, one after another while the earlier ones run: each
+    # takes what is free, at least its own thread, and while any holds more
+    # than its own, all together hold at most the CPUs.
+    taken = [kernels.claim_threads(cpus, False) for _ in range(cpus + 2)]
+    assert taken[0] == cpus
+    assert all(t == 1 for t in taken[1:])
+    assert kernels.free_cpus() == cpus - sum(taken)
+    for t in taken:
+        kernels.release_threads(t)
+    assert kernels.free_cpus() == cpus
+    # N callers asking for a fair share each: CPUs/N, summing to the CPUs.
+    first = kernels.claim_threads(max(1, cpus // 2), False)
+    second = kernels.claim_threads(cpus, False)
+    assert first + second == cpus if cpus > 1 else second == 1
+    kernels.release_threads(first)
+    kernels.release_threads(second)
+    # An explicit count takes all it asks; a default call then gets its own thread.
+    explicit = kernels.claim_threads(cpus, True)
+    assert explicit == cpus
+    assert kernels.claim_threads(cpus, False) == 1
+    kernels.release_threads(1)
+    kernels.release_threads(explicit)
+    assert kernels.free_cpus() == cpus
+
+
+@needs_openmp
+def test_concurrent_calls_give_back_every_cpu(fresh_load_policy):
+    kernels, cpus = fresh_load_policy, usable_cpus()
+    g, y = np.ones(400_000, np.float32), np.full(400_000, 0.5, np.float32)
+    counts, errors = [], []
+
+    def caller(k):
+        try:
+            out = np.empty_like(g)
+            for _ in range(20):
+                sigmoid_backward(g, y, out=out, num_threads=k)
+                counts.append(kernels.last_threads())
+                assert (out == 0.25).all()
+        except BaseException as exc:   # reported in the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=caller, args=(k,)) for k in (None, None, 1, None)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert all(1 <= c <= cpus for c in counts)
+    assert kernels.free_cpus() == cpus
+
+
+@needs_openmp
+@needs_two_cpus
+def test_back_off_halves_the_default_then_probes(fresh_load_policy):
+    kernels = fresh_load_policy
+    start = kernels.now_ns()
+    assert kernels.load_cap(start) >= 2**30      # no cap before any loss
+    # A call that took no longer than one thread would have is no loss.
+    assert not kernels.lost(2, 2 * 100_000 + 20_000, 100_000)
+    assert kernels.lost(2, 2 * 100_000 + 20_001, 100_000)   # slower than one thread
+    kernels.note_call(4, start, start + 100_000, 1_000)     # lost: 4 -> 2
+    assert kernels.load_cap(start + 100_001) == 2
+    first_end = start + 100_000 + 50_000_000                 # the first back-off: 50 ms
+    assert kernels.load_cap(first_end - 1) == 2
+    assert kernels.load_cap(first_end) >= 2**30              # over: the next call probes
+    kernels.note_call(2, first_end, first_end + 100_000, 1_000)   # the probe lost: 200 ms
+    assert kernels.load_cap(first_end + 100_000 + 200_000_000 - 1) == 1
+    assert kernels.load_cap(first_end + 100_000 + 200_000_000) >= 2**30
+    for _ in range(10):                                      # never longer than 2 s
+        kernels.note_call(2, start, start + 100_000, 1_000)
+    assert kernels.load_cap(start + 100_000 + 2 * 10**9 - 1) == 1
+    assert kernels.load_cap(start + 100_000 + 2 * 10**9) >= 2**30
+    kernels.note_call(2, start, start + 150_000, 100_000)   # a win lifts the cap
+    assert kernels.load_cap(start + 150_001) >= 2**30
+    kernels.note_call(2, start, start + 200_000, 1_000)     # but a loss soon after: 2 s
+    assert kernels.load_cap(start + 200_000 + 2 * 10**9 - 1) == 1
+    later = start + 200_000 + 20 * 10**9 + 1                # 10 periods later: 50 ms
+    kernels.note_call(2, later, later + 100_000, 1_000)
+    assert kernels.load_cap(later + 100_000 + 50_000_000 - 1) == 1
+    assert kernels.load_cap(later + 100_000 + 50_000_000) >= 2**30
+
+
+@needs_openmp
+@needs_two_cpus
+def test_back_off_changes_the_default_only(fresh_load_policy, restore_threads):
+    kernels = fresh_load_policy
+    g, y = np.ones(1_000_000, np.float32), np.full(1_000_000, 0.5, np.float32)
+    out = np.empty_like(g)
+    sigmoid_backward(g, y, out=out)
+    assert kernels.last_threads() == 2
+    _back_off(kernels)
+    sigmoid_backward(g, y, out=out)
+    assert kernels.last_threads() == 1
+    sb.set_num_threads(2)                     # still the default: the policy applies
+    sigmoid_backward(g, y, out=out)
+    assert kernels.last_threads() == 1
+    sigmoid_backward(g, y, out=out, num_threads=2)   # explicit: today's meaning
+    assert kernels.last_threads() == 2
+    kernels.set_adaptive(False)               # off: the default's full count again
+    sigmoid_backward(g, y, out=out)
+    assert kernels.last_threads() == 2
+    # An explicit count is still capped by the size threshold.
+    share = kernels.thresholds()["parallel_share_bytes"]
+    small = np.ones(share // 4, np.float32)
+    sigmoid_backward(small, small, num_threads=2)
+    assert kernels.last_threads() == 1
+
+
+@needs_openmp
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_results_identical_across_policies(dtype, fresh_load_policy):
+    kernels = fresh_load_policy
+    rng = np.random.default_rng(11)
+    n = 300_001
+    g, y = random_array(rng, 2 * n, dtype), random_array(rng, 2 * n, dtype)
+    calls = {"contiguous": lambda: sigmoid_backward(g[:n], y[:n]),
+             "strided": lambda: sigmoid_backward(g[::2], y[::2])}
+    if np.dtype(dtype) == np.float32:
+        calls["cast"] = lambda: sigmoid_backward(g[:n], y[:n], dtype=np.float64)
+    for call in calls.values():
+        results = []
+        for adaptive, backed_off in ((False, False), (True, False), (True, True)):
+            kernels.set_adaptive(adaptive)
+            kernels.reset_load()
+            if backed_off:
+                _back_off(kernels)
+            results.append(call())
+        for r in results[1:]:
+            assert_same(r, results[0])

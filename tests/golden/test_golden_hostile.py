@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from sigmoid_backward import sigmoid_backward
-from sigmoid_backward.golden._atomic_write import Folder
 from sigmoid_backward.golden import Case, GoldenError, Input, compare, generate
+from sigmoid_backward.golden._atomic_write import Folder
 from sigmoid_backward.golden._bits import real_part_dtype
 from sigmoid_backward.golden._dtype_names import lookup
 from sigmoid_backward.golden._files import ArrayFile

@@ -1,6 +1,6 @@
 /*
  * Relaxed atomic loads and stores of the settings that kernels read without
- * the GIL (the loops in use, the thresholds, the default thread count) while
+ * the GIL (the loops in use, the thresholds, the thread policy's state) while
  * another thread may change them.  A plain access would be a data race,
  * undefined behaviour in C11; a relaxed atomic access compiles to the same
  * single load or store on x86-64 and AArch64.  Relaxed is enough: each value
@@ -27,6 +27,28 @@
 
 SB_ATOMIC_ACCESSORS(int, int)
 SB_ATOMIC_ACCESSORS(size, ptrdiff_t)
+SB_ATOMIC_ACCESSORS(ll, long long)
 SB_ATOMIC_ACCESSORS(ptr, const void *)
+
+/* Read-modify-write of an int, for the thread pool's token count
+ * (_threads.h); relaxed, as above: the count orders nothing. */
+#if defined(_MSC_VER) && !defined(__clang__)
+#  include <intrin.h>
+static inline int sb_cas_int(int *p, int *expected, int desired)
+{
+    long seen = _InterlockedCompareExchange((volatile long *)p, desired, *expected);
+    if (seen == *expected) return 1;
+    *expected = (int)seen;
+    return 0;
+}
+static inline void sb_add_int(int *p, int v) { _InterlockedExchangeAdd((volatile long *)p, v); }
+#else
+static inline int sb_cas_int(int *p, int *expected, int desired)
+{
+    return __atomic_compare_exchange_n(p, expected, desired, 1, __ATOMIC_RELAXED,
+                                       __ATOMIC_RELAXED);
+}
+static inline void sb_add_int(int *p, int v) { __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+#endif
 
 #endif /* SIGMOID_BACKWARD_ATOMIC_H */

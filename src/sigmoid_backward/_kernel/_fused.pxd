@@ -26,6 +26,9 @@ cdef extern from "_overlap.h" nogil:
 cdef extern from "_thresholds.h" nogil:
     Py_ssize_t sb_nt_min()
 
+cdef extern from "_threads.h" nogil:
+    long long sb_now_ns()
+
 ctypedef float complex complex64_t
 ctypedef double complex complex128_t
 
@@ -47,6 +50,9 @@ cdef enum:
     # Each thread's share is a multiple of 64 elements, so shares meet on a
     # cache line of out whenever out starts on one (NumPy's large arrays do).
     PART_ALIGN = 64
+    # Threads whose part's time a timed call keeps (the thread policy's
+    # back-off, _threads.h): the fastest of these few is enough.
+    TIMED_PARTS = 8
 
 
 cdef inline double* line_aligned(double* raw) noexcept nogil:
@@ -221,12 +227,18 @@ cdef struct Call:
     Py_ssize_t n
     int nthreads
     sb_order order
+    # Whether each thread times its part into part_ns (ns; -1: no part).
+    bint timed
+    long long part_ns[TIMED_PARTS]
 
 
 cdef inline void _split(const Call* c, elem_t* out) noexcept nogil:
     """Split [0, n) into one contiguous part per thread (c.nthreads of them,
     which the order allows and the output's size pays for)."""
     cdef Py_ssize_t part, t, start, stop
+    cdef long long began
+    cdef long long* part_ns = (<Call*>c).part_ns
+    cdef bint timed = c.timed
     cdef Py_ssize_t size = sizeof(elem_t)
     cdef Py_ssize_t n = c.n, gs = c.gs, ys = c.ys, os = c.os
     cdef int nthreads = c.nthreads
@@ -250,6 +262,7 @@ cdef inline void _split(const Call* c, elem_t* out) noexcept nogil:
         stop = min(n, start + part)
         if start >= stop:
             continue
+        began = sb_now_ns() if timed else 0
         if contiguous:
             contiguous_share(c.loop, c.loops.nt_copy, <const elem_t*>c.g + start,
                              <const elem_t*>c.y + start, out + start, stop - start, nt)
@@ -257,6 +270,8 @@ cdef inline void _split(const Call* c, elem_t* out) noexcept nogil:
             gathered_share(c.loop, c.kind, c.g_kind, c.g + start * gs, gs,
                            c.y_kind, c.y + start * ys, ys,
                            <elem_t*>(<char*>out + start * os), os, stop - start, False)
+        if timed and t < TIMED_PARTS:
+            part_ns[t] = sb_now_ns() - began
 
 
 cdef inline void run(void* arg) noexcept nogil:

@@ -30,7 +30,7 @@ from sigmoid_backward._kernel._dispatch cimport (sb_dispatch_init, sb_isa_name,
                                                  sb_loops_in_use, sb_num_isas, sb_select_isa)
 from sigmoid_backward._kernel._dtype_table cimport (NUM_KINDS, sb_kind_names, sb_kind_of,
                                                     sb_kind_sizes, sb_set_kind_typenum)
-from sigmoid_backward._kernel._fused cimport BLOCK, SB_ANY_ORDER, Call, run, sb_order
+from sigmoid_backward._kernel._fused cimport BLOCK, SB_ANY_ORDER, TIMED_PARTS, Call, run, sb_order
 
 import contextlib
 
@@ -49,6 +49,19 @@ cdef extern from "_threads.h" nogil:
     int sb_threads_must_delegate()
     int sb_threads_delegate(void (*task)(void *) noexcept nogil, void *arg)
     int sb_openmp_enabled()
+    void sb_threads_set_adaptive(int on)
+    int sb_threads_adaptive()
+    int sb_threads_free_cpus()
+    long long sb_now_ns()
+    int sb_threads_claim(int want, int is_explicit)
+    void sb_threads_release(int taken)
+    int sb_threads_load_cap(long long now)
+    int sb_threads_lost(int nthreads, long long elapsed, long long fastest_part)
+    void sb_threads_note_call(int nthreads, long long start, long long end,
+                              long long fastest_part)
+    void sb_threads_reset_load()
+    void sb_threads_set_last(int n)
+    int sb_threads_last()
 
 cdef extern from "_thresholds.h" nogil:
     Py_ssize_t sb_parallel_share()
@@ -110,19 +123,46 @@ cdef void compute(Kind kind, Kind g_kind, const char *g, Py_ssize_t gs,
     # the CPUs, so that no caller asks OpenMP for thousands of threads.
     share, nbytes = sb_parallel_share(), n * size
     c.nthreads = 1
+    c.timed = False
+    cdef int taken = 0, i
+    cdef bint explicit
+    cdef long long start = 0, fastest
     if nbytes >= 2 * share and c.order == SB_ANY_ORDER:   # no division for small calls
+        explicit = nthreads > 0 or sb_threads_call() > 0
         c.nthreads = <int>min(<Py_ssize_t>SB_MAX_THREADS, nbytes // share)
         c.nthreads = min(c.nthreads, nthreads if nthreads > 0 else sb_threads_resolve(0),
                          sb_threads_procs())
         c.nthreads = max(c.nthreads, 1)
+        if sb_threads_adaptive():
+            # The load policy (_threads.h): a default call runs on the threads
+            # the back-off allows and the other calls in flight left free.
+            if not explicit:
+                start = sb_now_ns()
+                c.nthreads = min(c.nthreads, sb_threads_load_cap(start))
+            taken = sb_threads_claim(c.nthreads, explicit)
+            c.nthreads = taken
+            c.timed = not explicit and taken > 1
+            for i in range(TIMED_PARTS):
+                c.part_ns[i] = -1
     flags = sb_fpflags_save()
     if c.nthreads > 1 and sb_threads_must_delegate():
         if sb_threads_delegate(run, &c) != 0:
             c.nthreads = 1   # no helper thread: this one, alone
+            c.timed = False
             run(&c)
     else:
         run(&c)
     sb_fpflags_restore(flags)
+    sb_threads_set_last(c.nthreads)
+    if c.timed:
+        fastest = -1
+        for i in range(min(c.nthreads, <int>TIMED_PARTS)):
+            if c.part_ns[i] >= 0 and (fastest < 0 or c.part_ns[i] < fastest):
+                fastest = c.part_ns[i]
+        if fastest >= 0:
+            sb_threads_note_call(c.nthreads, start, sb_now_ns(), fastest)
+    if taken:
+        sb_threads_release(taken)
 
 
 # ---- threads ----------------------------------------------------------------
@@ -164,6 +204,75 @@ def default_threads():
 def set_default_threads(int n):
     """set_num_threads(n) for the kernels; 0 restores the default."""
     sb_threads_set_default(n)
+
+
+# ---- the load policy (_threads.h), for tests and benchmarks ------------------
+
+def set_adaptive(bint on):
+    """Turn the load policy on the default thread count on (the default at
+    import) or off (every default call uses the full count, as before
+    issue 26); returns whether it was on.  Results never depend on it."""
+    cdef bint was = sb_threads_adaptive()
+    sb_threads_set_adaptive(on)
+    return was
+
+
+def adaptive():
+    """Whether the load policy is on."""
+    return bool(sb_threads_adaptive())
+
+
+def reset_load():
+    """Forget the back-off: the next default call uses the full count."""
+    sb_threads_reset_load()
+
+
+def free_cpus():
+    """The CPU tokens no call in flight holds (below 0 when more calls run
+    than there are CPUs, each on its own thread)."""
+    return sb_threads_free_cpus()
+
+
+def claim_threads(int want, bint explicit):
+    """Take threads from the pool as a call does (for tests of the policy's
+    logic): returns the count taken, which :func:`release_threads` gives
+    back."""
+    if want < 1:
+        raise ValueError(f"want must be >= 1, got {want}")
+    return sb_threads_claim(want, explicit)
+
+
+def release_threads(int taken):
+    """Give back threads :func:`claim_threads` took."""
+    sb_threads_release(taken)
+
+
+def load_cap(long long now_ns):
+    """The most threads a default call may use at ``now_ns`` (ns of
+    :func:`now_ns`'s clock) after the back-off's calls so far."""
+    return sb_threads_load_cap(now_ns)
+
+
+def last_threads():
+    """The threads the calling thread's last kernel call ran on (0: none
+    yet), as its policy chose them: for tests of the policy's logic."""
+    return sb_threads_last()
+
+
+def now_ns():
+    """The clock the back-off reads, in ns (0 without OpenMP)."""
+    return sb_now_ns()
+
+
+def lost(int nthreads, long long elapsed_ns, long long fastest_part_ns):
+    """Whether a call on ``nthreads`` threads that took ``elapsed_ns``, its
+    fastest thread ``fastest_part_ns``, lost to one thread (_threads.h)."""
+    return bool(sb_threads_lost(nthreads, elapsed_ns, fastest_part_ns))
+
+
+def note_call(int nthreads, long long start_ns, long long end_ns, long long fastest_part_ns):
+    """Tell the back-off of a timed default call, as compute() does."""
+    sb_threads_note_call(nthreads, start_ns, end_ns, fastest_part_ns)
 
 
 # ---- the one check: can the kernel use an array in place ---------------------

@@ -23,6 +23,30 @@
  *   limit, as in scikit-learn.  A call wakes no more threads than its
  *   output pays for (_thresholds.py, _kernels.pyx's compute).
  *
+ * The load policy (on by default; sb_threads_set_adaptive(0) turns it off
+ * for tests and benchmarks) lowers only the DEFAULT count, never an
+ * explicit one, and never changes a result: with two OpenMP threads on
+ * busy CPUs, the region's closing barrier waits for a preempted thread, so
+ * a call cost a scheduler time slice (milliseconds) instead of its
+ * microseconds (issue 26, docs/usage.md "Threads and fork()").  Two parts:
+ *
+ * - Sharing among callers in this process (sb_threads_claim/release): a
+ *   pool holds one token per CPU; every call large enough for a team takes
+ *   tokens for its threads, an explicit count all it asks, a default call
+ *   what is free (at least its own thread), and gives them back at its
+ *   end.  So N Python threads calling at once (Dask's threaded scheduler)
+ *   use about CPUs/N threads each, not N x CPUs, and while any call holds
+ *   more than its own thread, all calls together hold at most the CPUs.
+ * - Back-off when the machine is busy (sb_threads_load_cap and
+ *   sb_threads_note_call): each thread of a team times its part.  A call
+ *   whose team took more than twice the time one thread would have
+ *   (threads x the fastest part) plus 20 us, was waiting for a preempted
+ *   thread; the default count then halves for a period, after which one
+ *   call probes the full count again.  The period is 50 ms, 4x longer at
+ *   each loss within 10 periods of the last, at most 2 s: a probe that
+ *   loses costs one time slice per period.  A win lifts the cap.  Only the default's calls are timed (two
+ *   omp_get_wtime() per thread, tens of ns).
+ *
  * fork(): GNU libgomp keeps a pool of threads for each thread that started
  * a parallel region, in that thread's thread-local state.  A child process
  * inherits the forking thread's state but not the pool's threads, so a
@@ -59,6 +83,20 @@
 static int sb_num_procs = 1;            /* processors this process may use */
 static int sb_default_threads = 0;      /* set_num_threads; 0: OpenMP's limit */
 static SB_THREAD_LOCAL int sb_call_threads = 0;   /* num_threads=; 0: default */
+static SB_THREAD_LOCAL int sb_last_threads = 0;   /* the calling thread's last call's */
+static int sb_adaptive = 1;             /* the load policy on the default */
+static int sb_free_cpus = 1;            /* tokens left in the pool (may go below 0) */
+/* Back-off: default calls use at most sb_cap threads until sb_cap_until
+ * (ns of omp_get_wtime); sb_cap_period is the last back-off's length (0:
+ * none yet). */
+static int sb_cap = SB_MAX_THREADS;
+static long long sb_cap_until = 0;
+static long long sb_cap_period = 0;
+static long long sb_last_loss = 0;      /* when the last loss ended (ns) */
+#define SB_BACKOFF_FIRST_NS 50000000LL      /* 50 ms */
+#define SB_BACKOFF_MAX_NS 2000000000LL      /* 2 s */
+#define SB_BACKOFF_FORGET 10                /* periods after which a loss starts afresh */
+#define SB_LOSS_SLACK_NS 20000LL            /* 20 us: a team's wake-up, with margin */
 
 /* ---- fork(): a helper thread for the thread that forked ---------------- */
 
@@ -94,6 +132,8 @@ static void *sb_helper_main(void *unused)
 static void sb_threads_after_fork_in_child(void)
 {
     sb_forked_here = 1;
+    /* Only the forking thread came along, and it was not in a call. */
+    sb_store_int(&sb_free_cpus, sb_load_int(&sb_num_procs));
     /* The parent's helper thread, if any, did not come along; the lock may
      * have been held by it at the fork. */
     pthread_mutex_init(&sb_helper.lock, NULL);
@@ -149,6 +189,7 @@ static void sb_threads_init(void)
 {
     int procs = sb_omp_num_procs();
     sb_store_int(&sb_num_procs, procs < 1 ? 1 : procs);
+    sb_store_int(&sb_free_cpus, procs < 1 ? 1 : procs);
 #if SB_HAVE_FORK && defined(_OPENMP)
     pthread_atfork(NULL, NULL, sb_threads_after_fork_in_child);
 #endif
@@ -196,6 +237,105 @@ static inline int sb_threads_resolve(int requested)
     const int procs = sb_threads_procs();
     if (n > procs) n = procs;
     return n < 1 ? 1 : n;
+}
+
+/* ---- the load policy ----------------------------------------------------- */
+
+static inline void sb_threads_set_adaptive(int on) { sb_store_int(&sb_adaptive, on != 0); }
+static inline int sb_threads_adaptive(void) { return sb_load_int(&sb_adaptive); }
+static inline int sb_threads_free_cpus(void) { return sb_load_int(&sb_free_cpus); }
+/* The threads the calling thread's last kernel call ran on (tests). */
+static inline void sb_threads_set_last(int n) { sb_last_threads = n; }
+static inline int sb_threads_last(void) { return sb_last_threads; }
+
+/* A monotonic clock in ns: OpenMP's, which libgomp reads from
+ * CLOCK_MONOTONIC (the vDSO, about 20 ns).  Only teams are timed, so a
+ * build without OpenMP never asks. */
+static inline long long sb_now_ns(void)
+{
+#ifdef _OPENMP
+    return (long long)(omp_get_wtime() * 1e9);
+#else
+    return 0;
+#endif
+}
+
+/* Take threads for a call that may use `want` (>= 1) of them: an explicit
+ * count takes all it asks, a default call what the pool has free, at least
+ * its own thread.  Returns the count taken; the call gives it back with
+ * sb_threads_release. */
+static inline int sb_threads_claim(int want, int is_explicit)
+{
+    int free_now = sb_load_int(&sb_free_cpus), take;
+    do {
+        take = is_explicit ? want : (free_now < 1 ? 1 : (free_now < want ? free_now : want));
+    } while (!sb_cas_int(&sb_free_cpus, &free_now, free_now - take));
+    return take;
+}
+
+static inline void sb_threads_release(int taken)
+{
+    sb_add_int(&sb_free_cpus, taken);
+}
+
+/* The most threads a default call may use now (the back-off's cap, or no
+ * cap once its period is over: the next call probes). */
+static inline int sb_threads_load_cap(long long now)
+{
+    return now < sb_load_ll(&sb_cap_until) ? sb_load_int(&sb_cap) : SB_MAX_THREADS;
+}
+
+/* Whether a call on `nthreads` threads lost to one thread: it took
+ * `elapsed` ns, and its fastest thread's part `fastest_part` ns; one thread
+ * alone would have run at least as fast as that one, so it would have taken
+ * at most nthreads x that (the parts are equal).  The slack covers a
+ * team's wake-up on an idle machine.  A first version allowed twice that,
+ * and under a load average of 9 the default ran 1.1-1.4x one thread's time
+ * on average: teams slower than one thread but not by 2x went unseen. */
+static inline int sb_threads_lost(int nthreads, long long elapsed, long long fastest_part)
+{
+    return elapsed > (long long)nthreads * fastest_part + SB_LOSS_SLACK_NS;
+}
+
+/* After a default call on `nthreads` (> 1) threads, started at `start` and
+ * ended at `end` (ns), whose fastest part took `fastest_part` ns: back off
+ * on a loss, end the back-off on a win.  Races between threads only move
+ * the period or the cap, never a result. */
+static inline void sb_threads_note_call(int nthreads, long long start, long long end,
+                                        long long fastest_part)
+{
+    if (sb_threads_lost(nthreads, end - start, fastest_part)) {
+        /* Losses close together mean a lasting load: each backs off 4x
+         * longer.  A loss long after the last one starts again from the
+         * shortest back-off. */
+        long long period = sb_load_ll(&sb_cap_period);
+        const long long last = sb_load_ll(&sb_last_loss);
+        if (!period || end - last > SB_BACKOFF_FORGET * period) {
+            period = SB_BACKOFF_FIRST_NS;
+        } else {
+            period = period >= SB_BACKOFF_MAX_NS / 4 ? SB_BACKOFF_MAX_NS : 4 * period;
+        }
+        sb_store_ll(&sb_cap_period, period);
+        sb_store_ll(&sb_last_loss, end);
+        sb_store_int(&sb_cap, nthreads / 2 > 1 ? nthreads / 2 : 1);
+        sb_store_ll(&sb_cap_until, end + period);
+    } else if (sb_load_ll(&sb_cap_until)) {
+        /* A win lifts the cap but keeps the period: under a steady load a
+         * probe wins now and then by luck, and a win that shortened the
+         * period kept the losses frequent (a 3e7 casting call under one
+         * busy process took 5.8x its single-thread time when a win halved
+         * it). */
+        sb_store_ll(&sb_cap_until, 0);
+    }
+}
+
+/* Forget the back-off (tests, and the bench between loads). */
+static inline void sb_threads_reset_load(void)
+{
+    sb_store_ll(&sb_cap_period, 0);
+    sb_store_ll(&sb_last_loss, 0);
+    sb_store_ll(&sb_cap_until, 0);
+    sb_store_int(&sb_cap, SB_MAX_THREADS);
 }
 
 #endif /* SIGMOID_BACKWARD_THREADS_H */

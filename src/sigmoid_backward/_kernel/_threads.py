@@ -6,8 +6,9 @@ without the GIL.
 
 The policy is stated once for users, in docs/usage.md ("Threads and
 ``fork()``"), and once for the code, in _threads.h: which count a call
-uses, the cap at the CPUs this process may use, and the helper thread
-after ``fork()``.  The functions' docstrings below are their ``help()``.
+uses, the cap at the CPUs this process may use, the load policy that
+lowers the default on a busy machine, and the helper thread after
+``fork()``.  The functions' docstrings below are their ``help()``.
 """
 import operator
 
@@ -32,7 +33,9 @@ def get_num_threads():
     """The default thread count: :func:`set_num_threads`, else OpenMP's limit
     in the calling thread (``OMP_NUM_THREADS``, threadpoolctl), else the CPUs
     this process may use; 1 in a build without OpenMP.  A call without
-    ``num_threads`` uses at most this many, and at most the CPUs."""
+    ``num_threads`` uses at most this many, and at most the CPUs, fewer
+    while other calls hold CPUs or the machine is busy (the load policy,
+    docs/usage.md)."""
     return _kernels.default_threads()
 
 

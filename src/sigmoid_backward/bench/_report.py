@@ -74,10 +74,13 @@ def _parse_dtype(text):
 
 def _parser(prog, description):
     p = ArgumentParser(prog=prog, description=description)
-    p.add_argument("--sizes", nargs="+", type=_parse_size, default=list(DEFAULT_SIZES),
-                   metavar="N", help="element counts, e.g. 1e3 1e6 (default: %(default)s)")
-    p.add_argument("--dtypes", nargs="+", type=_parse_dtype, default=list(_dtypes.SUPPORTED),
-                   metavar="DTYPE", help=f"default: {' '.join(DEFAULT_DTYPES)}")
+    p.add_argument("--sizes", nargs="+", type=_parse_size, default=None,
+                   metavar="N", help="element counts, e.g. 1e3 1e6 (default: "
+                   f"{' '.join(fmt_size(n) for n in DEFAULT_SIZES)}; with --contention "
+                   "1e5 1e6 1e7)")
+    p.add_argument("--dtypes", nargs="+", type=_parse_dtype, default=None,
+                   metavar="DTYPE", help=f"default: {' '.join(DEFAULT_DTYPES)}; with "
+                   "--contention float32 bfloat16")
     p.add_argument("--threads", type=timing.parse_threads, default=None, metavar="N",
                    help="threads for every contender (default: sigmoid_backward's "
                         "default, get_num_threads())")
@@ -86,6 +89,14 @@ def _parser(prog, description):
                         "contenders whose own arrays would exceed it (default: %(default)s)")
     p.add_argument("--no-small-calls", dest="small_calls", action="store_false",
                    help="skip the table of small calls off the fast path")
+    p.add_argument("--contention", action="store_true",
+                   help="instead of the table: time the default thread count against one "
+                        "thread and the NumPy expression under loads the bench starts "
+                        "(busy processes, another process looping this call, Dask), each "
+                        "under the load policy and without it, reporting the mean and the "
+                        "worst round (bench/contention.py)")
+    p.add_argument("--rounds", type=int, default=5, metavar="R",
+                   help="rounds of the contention bench (default: %(default)s)")
     p.add_argument("--plot", metavar="FILE.png",
                    help="draw throughput against size per dtype (needs matplotlib)")
     return p
@@ -142,6 +153,28 @@ def _scaling(nthreads, n):
         parts.append(f"{name} {fmt_time(np.median(one))} -> {fmt_time(np.median(many))} "
                      f"({np.median(one / many):.2f}x)")
     return f"threads 1 -> {nthreads}, float32 n={fmt_size(n)}: {'; '.join(parts)}"
+
+
+def _contention(prog, argv, args, peers):
+    """The contention bench (bench/contention.py), with the peers' columns
+    where ``peers`` gives any; --threads does not apply: the default thread
+    count is what it measures."""
+    from . import contention
+    extra = peers(_threads.get_num_threads()) if peers is not None else _NO_PEERS
+    print("\n".join([
+        f"{prog} {' '.join(argv)}".rstrip(),
+        f"{datetime.date.today().isoformat()}, {timing.machine_line()}",
+        ", ".join(filter(None, (f"numpy {np.__version__}, kernels {_kernels.use_isa()}, "
+                                f"default threads {_threads.get_num_threads()}",
+                                extra.versions)))]), flush=True)
+    contention.report(
+        sizes=args.sizes or contention.SIZES,
+        dtypes=[str(d) for d in args.dtypes] if args.dtypes else contention.DTYPES,
+        peers=(lambda g, y, out: extra.contenders(g, y, out, 0)) if extra.columns else None,
+        count=args.rounds)
+    print()
+    contention.dask_report(count=args.rounds)
+    return 0
 
 
 def plot(results, path, nthreads, columns):
@@ -207,6 +240,9 @@ def main(argv, peers=None, prog=None):
     description = "Time sigmoid_backward against the memory-bandwidth floor and NumPy" + (
         ", and other libraries where installed." if peers else ".")
     args = _parser(prog, description).parse_args(argv)
+    if args.rounds < 1:
+        print(f"{prog}: error: --rounds must be >= 1, got {args.rounds}", file=sys.stderr)
+        return 2
     if args.plot is not None:
         try:
             import matplotlib  # noqa: F401
@@ -214,6 +250,10 @@ def main(argv, peers=None, prog=None):
             print(f"{prog}: error: --plot needs matplotlib, which is not installed "
                   "(pip install matplotlib)", file=sys.stderr)
             return 2
+    if args.contention:
+        return _contention(prog, argv, args, peers)
+    args.sizes = list(DEFAULT_SIZES) if args.sizes is None else args.sizes
+    args.dtypes = list(_dtypes.SUPPORTED) if args.dtypes is None else args.dtypes
     nthreads = args.threads or _threads.get_num_threads()
     extra = peers(nthreads) if peers is not None else _NO_PEERS
     columns = ("floor", *extra.columns, "numpy", "np.add")
