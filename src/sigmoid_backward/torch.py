@@ -17,9 +17,23 @@ PyTorch's own ``aten::sigmoid_backward`` is left alone: overriding its CPU
 kernel would warn, recurse, change float16 results, cost more on small
 tensors, and be bypassed by ``torch.compile``, which decomposes it.
 
+Two routes register the op; :data:`ROUTE` says which one runs here.  The
+native route (``_torch_op``, C++, built with ``-Dtorch=enabled`` against
+this very torch) registers the schema, the CPU kernel and the autograd
+kernel in C++, so that an eager call never enters Python; this module then
+adds the fake kernel, the torch.func kernel, and the Python route as a
+second op, ``sigmoid_backward::_python_route``, to which the native
+autograd kernel sends calls with forward-mode tangents and the native CPU
+kernel sends the inputs it refuses (for the package's errors).  Without the
+native op (not built, built for another torch, or
+``SIGMOID_BACKWARD_TORCH=python``), everything is registered from here.
+
 Importing this module imports torch; ``import sigmoid_backward`` does not.
 """
+import os
+
 import torch
+import torch._prims_common
 from torch._functorch.pyfunctorch import (
     FunctionalizeInterpreter,
     retrieve_current_functorch_interpreter,
@@ -30,16 +44,44 @@ from torch.autograd import forward_ad
 from . import _dtypes
 from ._function import sigmoid_backward as _function
 
-__all__ = ["sigmoid_backward", "sigmoid"]
+__all__ = ["sigmoid_backward", "sigmoid", "ROUTE"]
 
 # The package's dtypes that this torch has (float8 since 2.1).
 _SUPPORTED = tuple(getattr(torch, d.name) for d in _dtypes.TABLE if hasattr(torch, d.name))
 _COMPUTED_ON = ("cpu", "meta")   # meta: shapes only, as for every op
 
-_QUALNAME = "sigmoid_backward::sigmoid_backward"
-_LIB = torch.library.Library("sigmoid_backward", "FRAGMENT")   # holds every registration
-_LIB.define("sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor")
+_SCHEMA = "(Tensor grad_output, Tensor output) -> Tensor"
+
+
+def _load_native():
+    """The native op's module, or None; and why, for :data:`ROUTE`.  The
+    ``.so`` is tied to the torch it was built against (C++ ABI), so it is
+    loaded only under that very build of torch."""
+    from ._build_config import TORCH
+    if not TORCH["version"]:
+        return None, "python (the native op was not built: see docs/frameworks.md)"
+    if (TORCH["version"], TORCH["git"]) != (torch.__version__, torch.version.git_version):
+        return None, (f"python (the native op was built for torch {TORCH['version']}, "
+                      f"this is torch {torch.__version__}: build sigmoid_backward again)")
+    if os.environ.get("SIGMOID_BACKWARD_TORCH") == "python":
+        return None, "python (SIGMOID_BACKWARD_TORCH=python)"
+    from . import _torch_op
+    return _torch_op, f"native (C++, built for torch {TORCH['version']})"
+
+
+# ROUTE: "native (...)" or "python (why)", the route of this op's eager calls.
+_NATIVE, ROUTE = _load_native()
+
+_LIB = torch.library.Library("sigmoid_backward", "FRAGMENT")   # holds every Python registration
+if _NATIVE is None:
+    _LIB.define("sigmoid_backward" + _SCHEMA)
+    _ROUTE_NAME = "sigmoid_backward"
+else:   # the native op defined sigmoid_backward; the Python route is a second op
+    _LIB.define("_python_route" + _SCHEMA)
+    _ROUTE_NAME = "_python_route"
 _OP = torch.ops.sigmoid_backward.sigmoid_backward.default
+_ROUTE_OP = getattr(torch.ops.sigmoid_backward, _ROUTE_NAME).default
+_QUALNAME = "sigmoid_backward::" + _ROUTE_NAME
 
 
 class _DtypeError(TypeError, NotImplementedError):
@@ -106,16 +148,33 @@ def _cpu(grad_output, output):
         grad_output = grad_output.to(dtype)
     if output.dtype != dtype:
         output = output.to(dtype)
-    return _function(grad_output, output).contiguous()   # the tensor itself when it is
+    result = _function(grad_output, output)   # C-contiguous
+    strides = _result_strides(grad_output, output, result.shape)
+    if result.stride() == strides:
+        return result
+    return torch.empty_strided(result.shape, strides, dtype=dtype).copy_(result)
 
 
-@torch.library.register_fake(_OP, lib=_LIB)
+def _result_strides(grad_output, output, shape):
+    """The result's strides as aten's TensorIterator lays it out (the
+    native kernel's is that iterator): the memory format of the inputs
+    (channels_last, transposed, ...), the first input's where they differ;
+    a 0-d input takes no part."""
+    operands = [t.expand(shape) for t in (grad_output, output) if t.dim() > 0]
+    return tuple(torch._prims_common.compute_elementwise_output_strides(*operands))
+
+
 def _fake(grad_output, output):
     # Every check first: nothing is allocated for a call that raises.
     device = _result_device(grad_output, output)
     dtype = _result_dtype(grad_output, output)
     shape = _result_shape(grad_output, output)
-    return grad_output.new_empty(shape, dtype=dtype, device=device)
+    return torch.empty_strided(shape, _result_strides(grad_output, output, shape),
+                               dtype=dtype, device=device)
+
+
+for _op in {_OP, _ROUTE_OP}:
+    torch.library.register_fake(_op, _fake, lib=_LIB)
 
 
 def _batched(info, in_dims, grad_output, output):
@@ -224,10 +283,11 @@ def _autograd(keyset, grad_output, output):
         return _Recorded.apply(grad_output, output)
     # The plain call: straight to the kernel below, without a Function.
     with torch._C._AutoDispatchBelowAutograd():
-        return _OP.redispatch(keyset & torch._C._after_autograd_keyset, grad_output, output)
+        return _ROUTE_OP.redispatch(keyset & torch._C._after_autograd_keyset, grad_output,
+                                    output)
 
 
-_LIB.impl("sigmoid_backward", _autograd, "Autograd", with_keyset=True)
+_LIB.impl(_ROUTE_NAME, _autograd, "Autograd", with_keyset=True)
 
 _FUNCTORCH = torch._C.DispatchKey.FuncTorchDynamicLayerFrontMode
 
@@ -280,7 +340,8 @@ def sigmoid_backward(grad_output, output):
     Returns
     -------
     torch.Tensor
-        A new contiguous tensor of the broadcast shape.
+        A new tensor of the broadcast shape, laid out as aten's result
+        (the inputs' memory format: contiguous, channels_last, transposed).
 
     Raises
     ------

@@ -13,7 +13,7 @@ from sigmoid_backward import _build_config, _kernels, _show_config, _threads
 from helpers import usable_cpus
 
 SECTIONS = ["sigmoid_backward", "Compiler", "Machine", "Python", "OpenMP", "ISA", "Threads",
-            "Thresholds (bytes)"]
+            "Thresholds (bytes)", "PyTorch op"]
 NO_OPENMP = "sigmoid_backward was built without OpenMP"
 
 
