@@ -14,9 +14,9 @@
 // torch.func kernel (FuncTorchDynamicLayerFrontMode, active only under a
 // transform), and a second op, sigmoid_backward::_python_route, which has the
 // Python autograd kernel with forward mode.  The autograd kernel here sends
-// a call whose inputs carry forward-mode tangents there: a C++
-// autograd::Function has no forward mode, and skipping it for such a call
-// would return a result without tangent, that is zero tangents, silently.
+// a call whose inputs carry forward-mode tangents there: its node has no
+// forward mode, and skipping it for such a call would return a result
+// without tangent, that is zero tangents, silently.
 // Errors (dtypes the kernels lack, shapes that do not broadcast) are also
 // the Python route's, so that their messages and types are the package's.
 //
@@ -28,14 +28,19 @@
 
 #include <ATen/TensorIterator.h>
 #include <ATen/core/Tensor.h>
+#include <ATen/ops/sigmoid.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/GradMode.h>
-#include <torch/csrc/autograd/custom_function.h>
+#include <torch/csrc/autograd/function.h>
+#include <torch/csrc/autograd/functions/utils.h>
+#include <torch/csrc/autograd/saved_variable.h>
 #include <torch/csrc/autograd/forward_grad.h>
 #include <torch/csrc/autograd/variable.h>
 #include <torch/library.h>
 
 #include <atomic>
+#include <mutex>
+#include <string>
 #include <cstring>
 
 #include "_dtypes.h"
@@ -132,27 +137,34 @@ at::Tensor SigmoidBackwardCpu(const at::Tensor& grad_output, const at::Tensor& o
   return iter.output();
 }
 
-// The op as autograd records it, with aten's derivatives (derivatives.yaml)
-// term for term, as the Python Function in torch.py has them.
-struct Recorded : public torch::autograd::Function<Recorded> {
-  static at::Tensor forward(torch::autograd::AutogradContext* ctx,
-                            const at::Tensor& grad_output, const at::Tensor& output) {
-    ctx->save_for_backward({grad_output, output});
-    return Op().call(grad_output, output);   // autograd is off here: the kernel
-  }
+// The op's node in autograd's graph, with aten's derivatives
+// (derivatives.yaml) term for term, as the Python Function in torch.py has
+// them.  A Node of its own, as PyTorch's generated ones are, rather than a
+// torch::autograd::Function, whose apply and backward cost about 2 us more
+// a call (it binds a context, checks views and marks outputs).
+struct SigmoidBackwardBackward : public torch::autograd::Node {
+  torch::autograd::SavedVariable grad_output_, output_;
 
-  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
-                                                 torch::autograd::variable_list grads) {
-    const auto saved = ctx->get_saved_variables();
-    const at::Tensor& grad_output = saved[0];
-    const at::Tensor& output = saved[1];
+  torch::autograd::variable_list apply(torch::autograd::variable_list&& grads) override {
+    std::lock_guard<std::mutex> lock(mutex_);
     const at::Tensor& grad = grads[0];
     at::Tensor grad_g, grad_y;
-    if (ctx->needs_input_grad(0)) grad_g = Op().call(grad, output.conj());
-    if (ctx->needs_input_grad(1)) {
-      grad_y = grad.conj().mul(grad_output).mul(output.conj().mul(-2).add(1));
+    if (grad.defined()) {
+      const at::Tensor output = output_.unpack();
+      if (task_should_compute_output(0)) grad_g = Op().call(grad, output.conj());
+      if (task_should_compute_output(1)) {
+        grad_y = grad.conj().mul(grad_output_.unpack()).mul(output.conj().mul(-2).add(1));
+      }
     }
     return {grad_g, grad_y};
+  }
+
+  std::string name() const override { return "SigmoidBackwardBackward"; }
+
+  void release_variables() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    grad_output_.reset_data();
+    output_.reset_data();
   }
 };
 
@@ -168,26 +180,99 @@ at::Tensor SigmoidBackwardAutograd(c10::DispatchKeySet keys, const at::Tensor& g
       (HasTangent(grad_output) || HasTangent(output))) {
     return PythonRoute(grad_output, output);   // forward mode: the Python Function's jvp
   }
-  if (at::GradMode::is_enabled() && (grad_output.requires_grad() || output.requires_grad())) {
-    return Recorded::apply(grad_output, output);
+  c10::intrusive_ptr<SigmoidBackwardBackward> node;
+  if (torch::autograd::compute_requires_grad(grad_output, output)) {
+    node = c10::make_intrusive<SigmoidBackwardBackward>();
+    node->set_next_edges(torch::autograd::collect_next_edges(grad_output, output));
+    node->grad_output_ = torch::autograd::SavedVariable(grad_output, false);
+    node->output_ = torch::autograd::SavedVariable(output, false);
   }
-  // The plain call: straight to the kernel, without a Function.
-  at::AutoDispatchBelowADInplaceOrView guard;
-  return Op().redispatch(keys & c10::after_autograd_keyset, grad_output, output);
+  at::Tensor result;
+  {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    result = Op().redispatch(keys & c10::after_autograd_keyset, grad_output, output);
+  }
+  if (node) torch::autograd::set_history(result, node);
+  return result;
+}
+
+// ---- sigmoid: torch.sigmoid forward, this op as its derivative. ----------
+// sigmoid_backward.torch.Sigmoid's forward, so that a model's training step
+// enters no Python for its sigmoids either.
+
+const c10::TypedOperatorHandle<at::Tensor(const at::Tensor&)>& SigmoidOp() {
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("sigmoid_backward::sigmoid", "")
+                             .typed<at::Tensor(const at::Tensor&)>();
+  return op;
+}
+
+at::Tensor SigmoidCpu(const at::Tensor& x) { return at::sigmoid(x); }
+
+// aten's derivative of sigmoid (derivatives.yaml: sigmoid_backward(grad,
+// result)), with this op.
+struct SigmoidBackward : public torch::autograd::Node {
+  torch::autograd::SavedVariable result_;
+
+  torch::autograd::variable_list apply(torch::autograd::variable_list&& grads) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const at::Tensor& grad = grads[0];
+    at::Tensor grad_x;
+    if (grad.defined() && task_should_compute_output(0)) {
+      grad_x = Op().call(grad, result_.unpack(getptr()));
+    }
+    return {grad_x};
+  }
+
+  std::string name() const override { return "SigmoidBackward"; }
+
+  void release_variables() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    result_.reset_data();
+  }
+};
+
+at::Tensor SigmoidAutograd(c10::DispatchKeySet keys, const at::Tensor& x) {
+  c10::intrusive_ptr<SigmoidBackward> node;
+  if (torch::autograd::compute_requires_grad(x)) {
+    node = c10::make_intrusive<SigmoidBackward>();
+    node->set_next_edges(torch::autograd::collect_next_edges(x));
+  }
+  at::Tensor result;
+  {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    result = SigmoidOp().redispatch(keys & c10::after_autograd_keyset, x);
+  }
+  if (node) {
+    torch::autograd::set_history(result, node);
+    node->result_ = torch::autograd::SavedVariable(result, true);
+  }
+  // Forward mode (PyTorch has one level, 0, as its generated kernels
+  // assume): aten's tangent, conj(op(conj(dx), y)).
+  if (c10::AutogradState::get_tls_state().get_fw_grad_mode() && HasTangent(x)) {
+    const at::Tensor tangent = x._fw_grad(0);
+    if (tangent.defined()) {
+      result._set_fw_grad(Op().call(tangent.conj(), result).conj(), 0, false);
+    }
+  }
+  return result;
 }
 
 }  // namespace
 
 TORCH_LIBRARY(sigmoid_backward, m) {
   m.def("sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor");
+  m.def("sigmoid(Tensor x) -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(sigmoid_backward, CPU, m) {
   m.impl("sigmoid_backward", &SigmoidBackwardCpu);
+  m.impl("sigmoid", &SigmoidCpu);
 }
 
 TORCH_LIBRARY_IMPL(sigmoid_backward, Autograd, m) {
   m.impl("sigmoid_backward", &SigmoidBackwardAutograd);
+  m.impl("sigmoid", &SigmoidAutograd);
 }
 
 namespace {

@@ -44,7 +44,7 @@ from torch.autograd import forward_ad
 from . import _dtypes
 from ._function import sigmoid_backward as _function
 
-__all__ = ["sigmoid_backward", "sigmoid", "ROUTE"]
+__all__ = ["sigmoid_backward", "sigmoid", "Sigmoid", "replace_sigmoid", "ROUTE"]
 
 # The package's dtypes that this torch has (float8 since 2.1).
 _SUPPORTED = tuple(getattr(torch, d.name) for d in _dtypes.TABLE if hasattr(torch, d.name))
@@ -421,4 +421,70 @@ def sigmoid(x):
         # Dynamo stops at an autograd.Function that defines jvp ("Unsupported
         # custom jvp"); without it, it traces forward and backward.
         return _Sigmoid.apply(x)
+    if _SIGMOID_OP is not None:
+        return _SIGMOID_OP(x)   # native: no Python below this call
     return _SigmoidForwardMode.apply(x)
+
+
+# The native route's sigmoid op (torch.ops.sigmoid_backward.sigmoid): its
+# CPU and autograd kernels (forward mode included) are C++; its fake kernel
+# and its kernel under torch.func's transforms, the Function above, are here.
+_SIGMOID_OP = None
+if _NATIVE is not None:
+    _SIGMOID_OP = torch.ops.sigmoid_backward.sigmoid.default
+
+    def _sigmoid_fake(x):
+        if x.dtype not in _SUPPORTED or x.device.type not in _COMPUTED_ON:
+            raise NotImplementedError(f"sigmoid_backward.sigmoid: a tensor of {x.dtype} on "
+                                      f"{x.device}: it computes in the package's dtypes, "
+                                      f"on the CPU")
+        return torch.empty_strided(x.shape, _result_strides(x, x, x.shape), dtype=x.dtype,
+                                   device=x.device)
+
+    torch.library.register_fake(_SIGMOID_OP, _sigmoid_fake, lib=_LIB)
+
+    def _sigmoid_transforms(keyset, x):
+        if not torch._C._are_functorch_transforms_active():
+            return _SIGMOID_OP.redispatch(keyset.remove(_FUNCTORCH), x)
+        return _SigmoidForwardMode.apply(x)   # its own rules at each level
+
+    _LIB.impl("sigmoid", _sigmoid_transforms, "FuncTorchDynamicLayerFrontMode",
+              with_keyset=True)
+
+
+class Sigmoid(torch.nn.Module):
+    """``torch.nn.Sigmoid`` whose derivative is computed by this library's
+    kernel (:func:`sigmoid`): the same values forward and backward, bit for
+    bit in float32, float64 and bfloat16, so a model trains identically.
+    :func:`replace_sigmoid` swaps a model's ``nn.Sigmoid`` modules for it."""
+
+    def forward(self, x):
+        return sigmoid(x)
+
+
+def replace_sigmoid(model):
+    """Swap every ``torch.nn.Sigmoid`` in ``model`` (itself included, and
+    at any depth) for :class:`Sigmoid`, in place.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The model; its submodules are replaced where they are registered,
+        so hooks on the model and its other modules, and its parameters and
+        state dict, are untouched.
+
+    Returns
+    -------
+    torch.nn.Module
+        ``model``, or a :class:`Sigmoid` when ``model`` is an ``nn.Sigmoid``
+        itself (which cannot be replaced in place).
+    """
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model: expected a torch.nn.Module, got {type(model).__name__}")
+    if type(model) is torch.nn.Sigmoid:
+        return Sigmoid()
+    for module in model.modules():
+        for name, child in module.named_children():
+            if type(child) is torch.nn.Sigmoid:
+                setattr(module, name, Sigmoid())
+    return model

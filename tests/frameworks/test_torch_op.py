@@ -437,3 +437,47 @@ def test_a_native_op_built_for_another_torch_is_never_loaded():
                            check=True).stdout
     assert route.startswith("python (the native op was built for torch 0.0.1, this is torch "
                             + torch.__version__)
+
+
+def _mlp(dtype):
+    torch.manual_seed(0)
+    nn = torch.nn
+    return nn.Sequential(nn.Linear(8, 32), nn.Sigmoid(),
+                         nn.Sequential(nn.Linear(32, 32), nn.Sigmoid()),
+                         nn.Linear(32, 1)).to(getattr(torch, dtype))
+
+
+def _train(model, dtype, steps=20):
+    gen = torch.Generator().manual_seed(1)
+    x = torch.randn(64, 8, generator=gen).to(getattr(torch, dtype))
+    target = torch.randn(64, 1, generator=gen).to(getattr(torch, dtype))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    losses = []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(x), target)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.detach())
+    return torch.stack(losses), [p.detach().clone() for p in model.parameters()]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float64"])
+def test_replace_sigmoid_trains_bit_identically(dtype, kernel_calls):
+    reference = _mlp(dtype)
+    ours = sbt.replace_sigmoid(_mlp(dtype))
+    kinds = [type(m) for m in ours.modules()]
+    assert kinds.count(sbt.Sigmoid) == 2 and torch.nn.Sigmoid not in kinds
+    ref_losses, ref_params = _train(reference, dtype)
+    our_losses, our_params = _train(ours, dtype)
+    assert kernel_calls()[0] == 20 * 2, "the kernel did not compute both sigmoids' gradients"
+    assert torch.equal(our_losses, ref_losses)
+    assert all(torch.equal(a, b) for a, b in zip(our_params, ref_params))
+
+
+def test_replace_sigmoid_takes_a_bare_sigmoid_and_refuses_other_objects():
+    assert type(sbt.replace_sigmoid(torch.nn.Sigmoid())) is sbt.Sigmoid
+    model = torch.nn.Linear(2, 2)
+    assert sbt.replace_sigmoid(model) is model
+    with pytest.raises(TypeError, match="model: expected a torch.nn.Module, got str"):
+        sbt.replace_sigmoid("model")
