@@ -123,6 +123,47 @@ def torch_op(torch, sizes, seconds, dtypes=("float32", "bfloat16")):
     return rows
 
 
+def _mlp_step(torch, width, dtype, sigmoid, batch=64):
+    """One training step (zero_grad, forward, MSE loss, backward, SGD) of
+    Linear-Sigmoid-Linear-Sigmoid-Linear at ``width``; seeded, so that two
+    copies have the same weights."""
+    nn = torch.nn
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(width, width), sigmoid(), nn.Linear(width, width),
+                          sigmoid(), nn.Linear(width, 1)).to(dtype)
+    gen = torch.Generator().manual_seed(1)
+    x = torch.randn(batch, width, generator=gen).to(dtype)
+    target = torch.randn(batch, 1, generator=gen).to(dtype)
+    optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
+
+    def step():
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), target).backward()
+        optimizer.step()
+    return step
+
+
+def training_step(torch, widths, seconds):
+    """Table 4: an MLP's training step with sigmoid_backward.torch.Sigmoid
+    against the same with nn.Sigmoid, eager, ratio nn.Sigmoid's time / ours;
+    beside it the A/A ratio (nn.Sigmoid against itself) of the same run."""
+    import sigmoid_backward.torch as sbt
+    rows = []
+    for name in ("float32", "bfloat16"):
+        dtype = getattr(torch, name)
+        for width in widths:
+            ours = _mlp_step(torch, width, dtype, sbt.Sigmoid)
+            theirs = _mlp_step(torch, width, dtype, torch.nn.Sigmoid)
+            again = _mlp_step(torch, width, dtype, torch.nn.Sigmoid)
+            t_ours, timed, _ = compare(ours, {"nn.Sigmoid": theirs}, seconds)
+            _, aa, _ = compare(theirs, {"A/A": again}, seconds)
+            t_theirs, ratio = timed["nn.Sigmoid"]
+            spread = abs(aa["A/A"][1] - 1)
+            rows.append(_row(f"{name}, width {width} (A/A {aa['A/A'][1]:.2f}x)", t_ours,
+                             t_theirs, ratio, ">= 1.00x (within A/A)", ratio >= 1 - spread))
+    return rows
+
+
 def jax_target(jax, sizes, seconds):
     """Table 3: the XLA FFI target against XLA's jitted expression."""
     import jax.numpy as jnp
@@ -177,6 +218,11 @@ def main(argv):
           "torch.ops.aten.sigmoid_backward (ratio: aten / ours)\n")
     print(head.format("ours", "aten"))
     print("\n".join(torch_op(torch, torch_sizes, seconds)) + "\n")
+    print("4. An MLP's training step, batch 64, eager: sigmoid_backward.torch.Sigmoid "
+          "against nn.Sigmoid (ratio: nn.Sigmoid / ours)\n")
+    print(head.format("ours", "nn.Sigmoid"))
+    widths = (64, 256) if args.quick else (64, 256, 1024, 4096)
+    print("\n".join(training_step(torch, widths, seconds)) + "\n")
     print("3. jax.jit(sigmoid_backward.jax.sigmoid_backward) against "
           "jax.jit(lambda g, y: g * (1 - y) * y) (ratio: XLA / ours)\n")
     print(head.format("ours", "XLA"))

@@ -42,6 +42,7 @@ from torch._subclasses.functional_tensor import FunctorchFunctionalizeAPI
 from torch.autograd import forward_ad
 
 from . import _dtypes
+from . import _function as _function_module
 from ._function import sigmoid_backward as _function
 
 __all__ = ["sigmoid_backward", "sigmoid", "Sigmoid", "replace_sigmoid", "ROUTE"]
@@ -425,6 +426,12 @@ def sigmoid(x):
         return _SIGMOID_OP(x)   # native: no Python below this call
     return _SigmoidForwardMode.apply(x)
 
+
+# The function's calls on two CPU tensors take the native op too.
+if _NATIVE is not None:
+    # OpOverload.__call__ only calls its _op: the builtin itself, a frame less.
+    _function_module._use_tensor_op(torch.Tensor, getattr(_OP, "_op", _OP),
+                                    torch._C._are_functorch_transforms_active, forward_ad)
 
 # The native route's sigmoid op (torch.ops.sigmoid_backward.sigmoid): its
 # CPU and autograd kernels (forward mode included) are C++; its fake kernel
