@@ -30,6 +30,7 @@ native op (not built, built for another torch, or
 
 Importing this module imports torch; ``import sigmoid_backward`` does not.
 """
+import importlib
 import os
 
 import torch
@@ -66,8 +67,8 @@ def _load_native():
                       f"this is torch {torch.__version__}: build sigmoid_backward again)")
     if os.environ.get("SIGMOID_BACKWARD_TORCH") == "python":
         return None, "python (SIGMOID_BACKWARD_TORCH=python)"
-    from . import _torch_op
-    return _torch_op, f"native (C++, built for torch {TORCH['version']})"
+    native = importlib.import_module("sigmoid_backward._torch_op")
+    return native, f"native (C++, built for torch {TORCH['version']})"
 
 
 # ROUTE: "native (...)" or "python (why)", the route of this op's eager calls.
@@ -438,7 +439,8 @@ if _NATIVE is not None:
 # and its kernel under torch.func's transforms, the Function above, are here.
 _SIGMOID_OP = None
 if _NATIVE is not None:
-    _SIGMOID_OP = torch.ops.sigmoid_backward.sigmoid.default
+    _NATIVE_SIGMOID = torch.ops.sigmoid_backward.sigmoid.default
+    _SIGMOID_OP = _NATIVE_SIGMOID
 
     def _sigmoid_fake(x):
         if x.dtype not in _SUPPORTED or x.device.type not in _COMPUTED_ON:
@@ -448,11 +450,11 @@ if _NATIVE is not None:
         return torch.empty_strided(x.shape, _result_strides(x, x, x.shape), dtype=x.dtype,
                                    device=x.device)
 
-    torch.library.register_fake(_SIGMOID_OP, _sigmoid_fake, lib=_LIB)
+    torch.library.register_fake(_NATIVE_SIGMOID, _sigmoid_fake, lib=_LIB)
 
     def _sigmoid_transforms(keyset, x):
         if not torch._C._are_functorch_transforms_active():
-            return _SIGMOID_OP.redispatch(keyset.remove(_FUNCTORCH), x)
+            return _NATIVE_SIGMOID.redispatch(keyset.remove(_FUNCTORCH), x)
         return _SigmoidForwardMode.apply(x)   # its own rules at each level
 
     _LIB.impl("sigmoid", _sigmoid_transforms, "FuncTorchDynamicLayerFrontMode",

@@ -344,7 +344,8 @@ def kernel_calls(monkeypatch):
     native = sbt._NATIVE
     if native is not None:
         start = native.kernel_counts()
-        return lambda: tuple(now - then for now, then in zip(native.kernel_counts(), start))
+        return lambda: tuple(now - then
+                             for now, then in zip(native.kernel_counts(), start, strict=True))
     calls = []
     monkeypatch.setattr(sbt, "_function", lambda g, y: calls.append(
         torch.broadcast_shapes(g.shape, y.shape).numel()) or function(g, y))
@@ -472,7 +473,7 @@ def test_replace_sigmoid_trains_bit_identically(dtype, kernel_calls):
     our_losses, our_params = _train(ours, dtype)
     assert kernel_calls()[0] == 20 * 2, "the kernel did not compute both sigmoids' gradients"
     assert torch.equal(our_losses, ref_losses)
-    assert all(torch.equal(a, b) for a, b in zip(our_params, ref_params))
+    assert all(torch.equal(a, b) for a, b in zip(our_params, ref_params, strict=True))
 
 
 def test_replace_sigmoid_takes_a_bare_sigmoid_and_refuses_other_objects():
