@@ -482,3 +482,20 @@ def test_replace_sigmoid_takes_a_bare_sigmoid_and_refuses_other_objects():
     assert sbt.replace_sigmoid(model) is model
     with pytest.raises(TypeError, match="model: expected a torch.nn.Module, got str"):
         sbt.replace_sigmoid("model")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+def test_forward_mode_through_sigmoid_gives_torch_sigmoids_tangent(dtype, kernel_calls):
+    """torch.autograd.forward_ad outside torch.func: the native sigmoid
+    computes the tangent itself; never a result without one."""
+    forward_ad = torch.autograd.forward_ad
+    x, tangent = _pair(dtype)
+    results = []
+    for f in (sbt.sigmoid, torch.sigmoid):
+        with forward_ad.dual_level():
+            primal, out_tangent = forward_ad.unpack_dual(f(forward_ad.make_dual(x, tangent)))
+            assert out_tangent is not None
+            results.append((primal, out_tangent))
+    assert torch.equal(results[0][0], results[1][0])
+    assert torch.equal(results[0][1], results[1][1])
+    assert kernel_calls()[0] == 1
