@@ -17,9 +17,24 @@ PyTorch's own ``aten::sigmoid_backward`` is left alone: overriding its CPU
 kernel would warn, recurse, change float16 results, cost more on small
 tensors, and be bypassed by ``torch.compile``, which decomposes it.
 
+Two routes register the op; :data:`ROUTE` says which one runs here.  The
+native route (``_torch_op``, C++, built with ``-Dtorch=enabled`` against
+this very torch) registers the schema, the CPU kernel and the autograd
+kernel in C++, so that an eager call never enters Python; this module then
+adds the fake kernel, the torch.func kernel, and the Python route as a
+second op, ``sigmoid_backward::_python_route``, to which the native
+autograd kernel sends calls with forward-mode tangents and the native CPU
+kernel sends the inputs it refuses (for the package's errors).  Without the
+native op (not built, built for another torch, or
+``SIGMOID_BACKWARD_TORCH=python``), everything is registered from here.
+
 Importing this module imports torch; ``import sigmoid_backward`` does not.
 """
+import importlib
+import os
+
 import torch
+import torch._prims_common
 from torch._functorch.pyfunctorch import (
     FunctionalizeInterpreter,
     retrieve_current_functorch_interpreter,
@@ -28,18 +43,47 @@ from torch._subclasses.functional_tensor import FunctorchFunctionalizeAPI
 from torch.autograd import forward_ad
 
 from ._kernel import _dtypes
+from ._numpy import _function as _function_module
 from ._numpy._function import sigmoid_backward as _function
 
-__all__ = ["sigmoid_backward", "sigmoid"]
+__all__ = ["sigmoid_backward", "sigmoid", "Sigmoid", "replace_sigmoid", "ROUTE"]
 
 # The package's dtypes that this torch has (float8 since 2.1).
 _SUPPORTED = tuple(getattr(torch, d.name) for d in _dtypes.TABLE if hasattr(torch, d.name))
 _COMPUTED_ON = ("cpu", "meta")   # meta: shapes only, as for every op
 
-_QUALNAME = "sigmoid_backward::sigmoid_backward"
-_LIB = torch.library.Library("sigmoid_backward", "FRAGMENT")   # holds every registration
-_LIB.define("sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor")
+_SCHEMA = "(Tensor grad_output, Tensor output) -> Tensor"
+
+
+def _load_native():
+    """The native op's module, or None; and why, for :data:`ROUTE`.  The
+    ``.so`` is tied to the torch it was built against (C++ ABI), so it is
+    loaded only under that very build of torch."""
+    from ._build_config import TORCH
+    if not TORCH["version"]:
+        return None, "python (the native op was not built: see docs/frameworks.md)"
+    if (TORCH["version"], TORCH["git"]) != (torch.__version__, torch.version.git_version):
+        return None, (f"python (the native op was built for torch {TORCH['version']}, "
+                      f"this is torch {torch.__version__}: build sigmoid_backward again)")
+    if os.environ.get("SIGMOID_BACKWARD_TORCH") == "python":
+        return None, "python (SIGMOID_BACKWARD_TORCH=python)"
+    native = importlib.import_module("sigmoid_backward._frameworks._torch_op")
+    return native, f"native (C++, built for torch {TORCH['version']})"
+
+
+# ROUTE: "native (...)" or "python (why)", the route of this op's eager calls.
+_NATIVE, ROUTE = _load_native()
+
+_LIB = torch.library.Library("sigmoid_backward", "FRAGMENT")   # holds every Python registration
+if _NATIVE is None:
+    _LIB.define("sigmoid_backward" + _SCHEMA)
+    _ROUTE_NAME = "sigmoid_backward"
+else:   # the native op defined sigmoid_backward; the Python route is a second op
+    _LIB.define("_python_route" + _SCHEMA)
+    _ROUTE_NAME = "_python_route"
 _OP = torch.ops.sigmoid_backward.sigmoid_backward.default
+_ROUTE_OP = getattr(torch.ops.sigmoid_backward, _ROUTE_NAME).default
+_QUALNAME = "sigmoid_backward::" + _ROUTE_NAME
 
 
 class _DtypeError(TypeError, NotImplementedError):
@@ -106,16 +150,33 @@ def _cpu(grad_output, output):
         grad_output = grad_output.to(dtype)
     if output.dtype != dtype:
         output = output.to(dtype)
-    return _function(grad_output, output).contiguous()   # the tensor itself when it is
+    result = _function(grad_output, output)   # C-contiguous
+    strides = _result_strides(grad_output, output, result.shape)
+    if result.stride() == strides:
+        return result
+    return torch.empty_strided(result.shape, strides, dtype=dtype).copy_(result)
 
 
-@torch.library.register_fake(_OP, lib=_LIB)
+def _result_strides(grad_output, output, shape):
+    """The result's strides as aten's TensorIterator lays it out (the
+    native kernel's is that iterator): the memory format of the inputs
+    (channels_last, transposed, ...), the first input's where they differ;
+    a 0-d input takes no part."""
+    operands = [t.expand(shape) for t in (grad_output, output) if t.dim() > 0]
+    return tuple(torch._prims_common.compute_elementwise_output_strides(*operands))
+
+
 def _fake(grad_output, output):
     # Every check first: nothing is allocated for a call that raises.
     device = _result_device(grad_output, output)
     dtype = _result_dtype(grad_output, output)
     shape = _result_shape(grad_output, output)
-    return grad_output.new_empty(shape, dtype=dtype, device=device)
+    return torch.empty_strided(shape, _result_strides(grad_output, output, shape),
+                               dtype=dtype, device=device)
+
+
+for _op in {_OP, _ROUTE_OP}:
+    torch.library.register_fake(_op, _fake, lib=_LIB)
 
 
 def _batched(info, in_dims, grad_output, output):
@@ -224,10 +285,11 @@ def _autograd(keyset, grad_output, output):
         return _Recorded.apply(grad_output, output)
     # The plain call: straight to the kernel below, without a Function.
     with torch._C._AutoDispatchBelowAutograd():
-        return _OP.redispatch(keyset & torch._C._after_autograd_keyset, grad_output, output)
+        return _ROUTE_OP.redispatch(keyset & torch._C._after_autograd_keyset, grad_output,
+                                    output)
 
 
-_LIB.impl("sigmoid_backward", _autograd, "Autograd", with_keyset=True)
+_LIB.impl(_ROUTE_NAME, _autograd, "Autograd", with_keyset=True)
 
 _FUNCTORCH = torch._C.DispatchKey.FuncTorchDynamicLayerFrontMode
 
@@ -280,7 +342,8 @@ def sigmoid_backward(grad_output, output):
     Returns
     -------
     torch.Tensor
-        A new contiguous tensor of the broadcast shape.
+        A new tensor of the broadcast shape, laid out as aten's result
+        (the inputs' memory format: contiguous, channels_last, transposed).
 
     Raises
     ------
@@ -360,4 +423,77 @@ def sigmoid(x):
         # Dynamo stops at an autograd.Function that defines jvp ("Unsupported
         # custom jvp"); without it, it traces forward and backward.
         return _Sigmoid.apply(x)
+    if _SIGMOID_OP is not None:
+        return _SIGMOID_OP(x)   # native: no Python below this call
     return _SigmoidForwardMode.apply(x)
+
+
+# The function's calls on two CPU tensors take the native op too.
+if _NATIVE is not None:
+    # OpOverload.__call__ only calls its _op: the builtin itself, a frame less.
+    _function_module._use_tensor_op(torch.Tensor, getattr(_OP, "_op", _OP),
+                                    torch._C._are_functorch_transforms_active, forward_ad)
+
+# The native route's sigmoid op (torch.ops.sigmoid_backward.sigmoid): its
+# CPU and autograd kernels (forward mode included) are C++; its fake kernel
+# and its kernel under torch.func's transforms, the Function above, are here.
+_SIGMOID_OP = None
+if _NATIVE is not None:
+    _NATIVE_SIGMOID = torch.ops.sigmoid_backward.sigmoid.default
+    _SIGMOID_OP = _NATIVE_SIGMOID
+
+    def _sigmoid_fake(x):
+        if x.dtype not in _SUPPORTED or x.device.type not in _COMPUTED_ON:
+            raise NotImplementedError(f"sigmoid_backward.sigmoid: a tensor of {x.dtype} on "
+                                      f"{x.device}: it computes in the package's dtypes, "
+                                      f"on the CPU")
+        return torch.empty_strided(x.shape, _result_strides(x, x, x.shape), dtype=x.dtype,
+                                   device=x.device)
+
+    torch.library.register_fake(_NATIVE_SIGMOID, _sigmoid_fake, lib=_LIB)
+
+    def _sigmoid_transforms(keyset, x):
+        if not torch._C._are_functorch_transforms_active():
+            return _NATIVE_SIGMOID.redispatch(keyset.remove(_FUNCTORCH), x)
+        return _SigmoidForwardMode.apply(x)   # its own rules at each level
+
+    _LIB.impl("sigmoid", _sigmoid_transforms, "FuncTorchDynamicLayerFrontMode",
+              with_keyset=True)
+
+
+class Sigmoid(torch.nn.Module):
+    """``torch.nn.Sigmoid`` whose derivative is computed by this library's
+    kernel (:func:`sigmoid`): the same values forward and backward, bit for
+    bit in float32, float64 and bfloat16, so a model trains identically.
+    :func:`replace_sigmoid` swaps a model's ``nn.Sigmoid`` modules for it."""
+
+    def forward(self, x):
+        return sigmoid(x)
+
+
+def replace_sigmoid(model):
+    """Swap every ``torch.nn.Sigmoid`` in ``model`` (itself included, and
+    at any depth) for :class:`Sigmoid`, in place.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The model; its submodules are replaced where they are registered,
+        so hooks on the model and its other modules, and its parameters and
+        state dict, are untouched.
+
+    Returns
+    -------
+    torch.nn.Module
+        ``model``, or a :class:`Sigmoid` when ``model`` is an ``nn.Sigmoid``
+        itself (which cannot be replaced in place).
+    """
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model: expected a torch.nn.Module, got {type(model).__name__}")
+    if type(model) is torch.nn.Sigmoid:
+        return Sigmoid()
+    for module in model.modules():
+        for name, child in module.named_children():
+            if type(child) is torch.nn.Sigmoid:
+                setattr(module, name, Sigmoid())
+    return model

@@ -47,13 +47,22 @@ def test_torch_tensors_give_a_tensor_of_the_compute_dtype(torch, dtype):
 
 
 def test_torch_result_shares_memory_with_the_numpy_result(torch, monkeypatch):
+    """Without the native op the result is the NumPy result's memory; with
+    it, two tensors of one dtype go to the op, and NumPy takes no part."""
+    sbt = pytest.importorskip("sigmoid_backward.torch")
     wrapped = []
     from_numpy = torch.from_numpy
     monkeypatch.setattr(torch, "from_numpy", lambda a: wrapped.append(a) or from_numpy(a))
     for name in ("float32", "bfloat16"):
         t = torch.ones(4, dtype=getattr(torch, name))
         result = sb(t, t)
-        assert result.data_ptr() == wrapped[-1].__array_interface__["data"][0]
+        if sbt._NATIVE is not None:
+            assert not wrapped and torch.equal(result, sbt.sigmoid_backward(t, t))
+        else:
+            assert result.data_ptr() == wrapped[-1].__array_interface__["data"][0]
+    mixed = sb(torch.ones(4), torch.ones(4, dtype=torch.float64))   # NumPy's promotion: views
+    assert mixed.dtype == torch.float64 and mixed.data_ptr() == \
+        wrapped[-1].__array_interface__["data"][0]
 
 
 def test_torch_mixed_with_numpy_scalars_and_0d(torch):

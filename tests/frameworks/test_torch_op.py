@@ -1,9 +1,13 @@
 """sigmoid_backward.torch: the torch.library op and sigmoid(x).  Skipped
 without PyTorch (a failure under SIGMOID_BACKWARD_REQUIRE_FRAMEWORKS=1)."""
 import importlib
+import os
+import subprocess
+import sys
 
 import pytest
 
+import sigmoid_backward
 from sigmoid_backward import sigmoid_backward as function
 
 from dtypes_catalogue import BY_NAME
@@ -53,15 +57,41 @@ def test_op_computes_the_function(dtype):
     assert_same(tensor_values(OP(g, y)), tensor_values(result))
 
 
-def test_op_broadcasts_promotes_as_pytorch_and_returns_contiguous():
+def test_op_broadcasts_promotes_as_pytorch_and_lays_out_as_aten():
     g = torch.randn(3, 1, dtype=torch.float16)
     y = torch.rand(4, 3, dtype=torch.float32).t()   # transposed: a strided input
     result = sbt.sigmoid_backward(g, y)
-    assert result.shape == (3, 4) and result.dtype == torch.float32 and result.is_contiguous()
+    assert result.shape == (3, 4) and result.dtype == torch.float32
+    assert result.stride() == ATEN(g, y).stride()
     assert_same(result.numpy(), function(g.numpy(), y.numpy()))
     # A 0-d tensor takes part in PyTorch's promotion as a scalar would.
     half = sbt.sigmoid_backward(torch.ones(3, dtype=torch.bfloat16), torch.tensor(0.5))
     assert half.dtype == torch.bfloat16
+
+
+def _layouts():
+    """(name, grad_output, output): the memory formats aten's iterator keeps."""
+    x4, x5 = torch.randn(2, 3, 4, 5), torch.randn(2, 3, 4, 5, 6)
+    last, last3d = torch.channels_last, torch.channels_last_3d
+    return [
+        ("channels_last", x4.to(memory_format=last), x4.sigmoid().to(memory_format=last)),
+        ("channels_last, broadcast", x4.to(memory_format=last), torch.rand(4, 5)),
+        ("contiguous first", x4, x4.sigmoid().to(memory_format=last)),
+        ("channels_last_3d", x5.to(memory_format=last3d), x5.sigmoid().to(memory_format=last3d)),
+        ("transposed", torch.randn(5, 4).t(), torch.rand(5, 4).t()),
+        ("transposed with a 0-d", torch.tensor(0.5), torch.rand(5, 4).t()),
+        ("sliced", torch.randn(4, 6)[:, ::2], torch.rand(4, 3)),
+    ]
+
+
+@pytest.mark.parametrize("name, g, y", _layouts(), ids=[case[0] for case in _layouts()])
+def test_result_keeps_the_memory_format_as_aten_does(name, g, y):
+    theirs = ATEN(g, y)
+    ours = OP(g, y)
+    assert ours.stride() == theirs.stride(), name
+    assert_same(ours.numpy(), theirs.numpy())
+    fake = OP(g.to("meta"), y if y.dim() == 0 else y.to("meta"))   # the fake kernel's
+    assert fake.stride() == theirs.stride(), name
 
 
 def _aten_error(*args):
@@ -308,11 +338,18 @@ def _cases(transforms):
 
 @pytest.fixture
 def kernel_calls(monkeypatch):
-    """How many times the op's CPU kernel computed, and on how many elements."""
+    """A function giving how many times the op's CPU kernel computed since
+    the test began, and on how many elements: the native kernel's counters,
+    or the Python kernel's calls of the function."""
+    native = sbt._NATIVE
+    if native is not None:
+        start = native.kernel_counts()
+        return lambda: tuple(now - then
+                             for now, then in zip(native.kernel_counts(), start, strict=True))
     calls = []
     monkeypatch.setattr(sbt, "_function", lambda g, y: calls.append(
         torch.broadcast_shapes(g.shape, y.shape).numel()) or function(g, y))
-    return calls
+    return lambda: (len(calls), sum(calls))
 
 
 @pytest.mark.parametrize("dtype, name", _cases(_op_transforms))
@@ -321,7 +358,7 @@ def test_transforms_of_the_op_give_atens_values_on_its_kernel(dtype, name, kerne
     theirs = transform(ATEN)
     ours = transform(OP)
     _assert_matches(ours, theirs, dtype, f"{name} ({dtype})")
-    assert kernel_calls, "the kernel did not run"
+    assert kernel_calls()[0], "the kernel did not run"
 
 
 @pytest.mark.parametrize("dtype, name", _cases(_sigmoid_transforms))
@@ -331,13 +368,13 @@ def test_transforms_of_sigmoid_give_torch_sigmoids_values_on_the_kernel(
     theirs = transform(torch.sigmoid)
     ours = transform(sbt.sigmoid)
     _assert_matches(ours, theirs, dtype, f"{name} ({dtype})")
-    assert kernel_calls or name == "vmap", "the kernel did not run"
+    assert kernel_calls()[0] or name == "vmap", "the kernel did not run"
 
 
 def test_vmap_calls_the_kernel_once_for_the_batch(kernel_calls):
     g, y = _pair("float32", shape=(8, 5))
     func.vmap(OP, in_dims=(1, None))(g, y[:, 0])
-    assert kernel_calls == [40]
+    assert kernel_calls() == (1, 40)
 
 
 def test_plain_calls_run_the_kernel_and_nothing_else(kernel_calls):
@@ -345,7 +382,7 @@ def test_plain_calls_run_the_kernel_and_nothing_else(kernel_calls):
     with torch.profiler.profile() as profile:
         OP(g, y)
         OP(g.requires_grad_(), y).sum().backward()
-    assert kernel_calls == [20, 20, 20]   # the two calls, then backward's
+    assert kernel_calls() == (3, 60)   # the two calls, then backward's
     names = {event.name for event in profile.events()}
     assert "sigmoid_backward::sigmoid_backward" in names
     assert "aten::sigmoid_backward" not in names
@@ -369,3 +406,96 @@ def test_forward_mode_autograd_gives_atens_tangent(dtype):
 def test_functionalize_runs_the_op():
     g, y = _pair("float64")
     assert_same(func.functionalize(OP)(g, y).numpy(), OP(g, y).numpy())
+
+
+def test_show_config_says_which_route_runs():
+    from sigmoid_backward import _build_config
+    section = sigmoid_backward.show_config(mode="dicts")["PyTorch op"]
+    assert section["route"] == sbt.ROUTE
+    built = _build_config.TORCH
+    same_torch = (built["version"], built["git"]) == (torch.__version__,
+                                                      torch.version.git_version)
+    if same_torch and os.environ.get("SIGMOID_BACKWARD_TORCH") != "python":
+        assert sbt.ROUTE.startswith("native") and sbt._NATIVE is not None
+    else:
+        assert sbt.ROUTE.startswith("python") and sbt._NATIVE is None
+    if os.environ.get("SIGMOID_BACKWARD_REQUIRE_NATIVE_TORCH") == "1":   # .ci/run's step 8
+        assert sbt._NATIVE is not None, sbt.ROUTE
+
+
+def test_a_native_op_built_for_another_torch_is_never_loaded():
+    """After a torch upgrade the .so is not loaded (its C++ ABI may differ):
+    the Python registration computes, and says why."""
+    script = (
+        "import sigmoid_backward._build_config as built\n"
+        "built.TORCH = {'version': '0.0.1', 'git': 'elsewhere'}\n"
+        "import sys, torch, sigmoid_backward.torch as sbt\n"
+        "assert 'sigmoid_backward._frameworks._torch_op' not in sys.modules\n"
+        "g, y = torch.randn(5), torch.rand(5)\n"
+        "assert torch.equal(sbt.sigmoid_backward(g, y), torch.ops.aten.sigmoid_backward(g, y))\n"
+        "print(sbt.ROUTE)\n")
+    route = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           check=True).stdout
+    assert route.startswith("python (the native op was built for torch 0.0.1, this is torch "
+                            + torch.__version__)
+
+
+def _mlp(dtype):
+    torch.manual_seed(0)
+    nn = torch.nn
+    return nn.Sequential(nn.Linear(8, 32), nn.Sigmoid(),
+                         nn.Sequential(nn.Linear(32, 32), nn.Sigmoid()),
+                         nn.Linear(32, 1)).to(getattr(torch, dtype))
+
+
+def _train(model, dtype, steps=20):
+    gen = torch.Generator().manual_seed(1)
+    x = torch.randn(64, 8, generator=gen).to(getattr(torch, dtype))
+    target = torch.randn(64, 1, generator=gen).to(getattr(torch, dtype))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    losses = []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(x), target)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.detach())
+    return torch.stack(losses), [p.detach().clone() for p in model.parameters()]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float64"])
+def test_replace_sigmoid_trains_bit_identically(dtype, kernel_calls):
+    reference = _mlp(dtype)
+    ours = sbt.replace_sigmoid(_mlp(dtype))
+    kinds = [type(m) for m in ours.modules()]
+    assert kinds.count(sbt.Sigmoid) == 2 and torch.nn.Sigmoid not in kinds
+    ref_losses, ref_params = _train(reference, dtype)
+    our_losses, our_params = _train(ours, dtype)
+    assert kernel_calls()[0] == 20 * 2, "the kernel did not compute both sigmoids' gradients"
+    assert torch.equal(our_losses, ref_losses)
+    assert all(torch.equal(a, b) for a, b in zip(our_params, ref_params, strict=True))
+
+
+def test_replace_sigmoid_takes_a_bare_sigmoid_and_refuses_other_objects():
+    assert type(sbt.replace_sigmoid(torch.nn.Sigmoid())) is sbt.Sigmoid
+    model = torch.nn.Linear(2, 2)
+    assert sbt.replace_sigmoid(model) is model
+    with pytest.raises(TypeError, match="model: expected a torch.nn.Module, got str"):
+        sbt.replace_sigmoid("model")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+def test_forward_mode_through_sigmoid_gives_torch_sigmoids_tangent(dtype, kernel_calls):
+    """torch.autograd.forward_ad outside torch.func: the native sigmoid
+    computes the tangent itself; never a result without one."""
+    forward_ad = torch.autograd.forward_ad
+    x, tangent = _pair(dtype)
+    results = []
+    for f in (sbt.sigmoid, torch.sigmoid):
+        with forward_ad.dual_level():
+            primal, out_tangent = forward_ad.unpack_dual(f(forward_ad.make_dual(x, tangent)))
+            assert out_tangent is not None
+            results.append((primal, out_tangent))
+    assert torch.equal(results[0][0], results[1][0])
+    assert torch.equal(results[0][1], results[1][1])
+    assert kernel_calls()[0] == 1

@@ -15,7 +15,7 @@ from sigmoid_backward._tools import _show_config
 from helpers import usable_cpus
 
 SECTIONS = ["sigmoid_backward", "Compiler", "Machine", "Python", "OpenMP", "ISA", "Threads",
-            "Thresholds (bytes)"]
+            "Thresholds (bytes)", "PyTorch op"]
 NO_OPENMP = "sigmoid_backward was built without OpenMP"
 
 

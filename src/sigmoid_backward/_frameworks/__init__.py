@@ -2,7 +2,9 @@
 
 ``_tensors.py`` takes PyTorch tensors, JAX and CuPy arrays as NumPy views
 and gives the result back in their type; ``_xla_ffi.cc`` is the XLA FFI
-handler behind ``sigmoid_backward.jax``.  The public modules themselves,
-``sigmoid_backward.torch`` and ``sigmoid_backward.jax``, stay at the top of
-the package, where users import them.
+handler behind ``sigmoid_backward.jax``, and ``_torch_op.cc`` the native op
+behind ``sigmoid_backward.torch`` (when built with ``-Dtorch=enabled``).
+The public modules themselves, ``sigmoid_backward.torch`` and
+``sigmoid_backward.jax``, stay at the top of the package, where users
+import them.
 """

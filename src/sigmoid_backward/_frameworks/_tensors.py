@@ -7,7 +7,10 @@ output has the input's array type:
 - PyTorch CPU tensors are read through ``.numpy()`` views (bfloat16 through
   an int16 view), without a copy; the result is ``torch.from_numpy`` of the
   NumPy result, sharing its memory.  ``out=`` may be a tensor, written
-  through its view and returned.
+  through its view and returned.  Where sigmoid_backward.torch's native op
+  is loaded, two CPU tensors of one dtype without options go to it instead
+  (_function.pyx), which runs the same kernel without NumPy; the first call
+  on a tensor loads it (it imports sigmoid_backward.torch).
 - JAX CPU arrays are read without a copy (``np.asarray``) and the result is
   put back on the input's device: one copy, as JAX arrays are immutable.
 - Tensors and arrays on another device (CUDA, ROCm, MPS, ...) and CuPy
@@ -18,6 +21,7 @@ output has the input's array type:
 Objects are recognised by their class's module, so this module never
 imports a framework: it only uses one whose array it was handed.
 """
+import importlib
 import sys
 
 import numpy as np
@@ -101,6 +105,8 @@ def call(grad_output, output, out, function, options):
         return function(g, y, o, where=where, casting=casting, order=order, dtype=dtype,
                         subok=subok, num_threads=num_threads)
 
+    if "torch" in kinds:
+        _load_torch_op()
     if kinds == ("torch", "torch", None) and out is None:
         result = _plain_tensors(grad_output, output, compute)
         if result is not NotImplemented:
@@ -119,6 +125,21 @@ def call(grad_output, output, out, function, options):
     if out is not None or kind is None or not isinstance(result, (np.ndarray, np.generic)):
         return result   # out as passed; another container's result
     return _from_numpy(np.asarray(result), kind, grad_output if kinds[0] else output)
+
+
+_torch_op_loaded = False
+
+
+def _load_torch_op():
+    """Import sigmoid_backward.torch once, the first time a tensor comes:
+    where its native op is built, later calls on tensors go to it."""
+    global _torch_op_loaded
+    if not _torch_op_loaded and "torch" in sys.modules:
+        _torch_op_loaded = True
+        try:
+            importlib.import_module("sigmoid_backward.torch")
+        except ImportError:   # a torch too old for its registrations: NumPy views only
+            pass
 
 
 def _plain_tensors(g, y, compute):

@@ -97,6 +97,41 @@ _FOREIGN_NUMS = _dtypes.FOREIGN_NUMS
 cdef object _MAX_THREADS = SB_MAX_THREADS
 
 
+# The native op of sigmoid_backward.torch, when it is loaded, takes the calls
+# on two CPU tensors that it computes as this function does (_use_tensor_op).
+cdef object _tensor_type = None
+cdef object _tensor_op = None
+cdef object _transforms_active = None
+cdef object _forward_ad = None
+
+
+def _use_tensor_op(tensor_type, op, transforms_active, forward_ad):
+    """Send the calls on two ``tensor_type`` tensors to ``op``: the native
+    op of sigmoid_backward.torch, which computes them with the same kernel
+    without NumPy views (aten's per-call cost).  ``transforms_active`` and
+    ``forward_ad`` (torch's) tell when they must take the path that refuses
+    what a NumPy result would lose."""
+    global _tensor_type, _tensor_op, _transforms_active, _forward_ad
+    _tensor_type, _tensor_op = tensor_type, op
+    _transforms_active, _forward_ad = transforms_active, forward_ad
+
+
+cdef object _on_tensor_op(object g, object y):
+    """The op's result for two tensors, or None where the function differs:
+    two dtypes (NumPy's promotion is not PyTorch's), a device other than
+    the CPU, a tensor requiring grad (refused under grad mode), a dual
+    tensor or a torch.func transform (refused), or anything the op refuses
+    (integers, shapes that do not broadcast: the function's own error)."""
+    if (g.dtype is y.dtype and g.is_cpu and y.is_cpu and not g.requires_grad
+            and not y.requires_grad and _forward_ad._current_level < 0
+            and not _transforms_active()):
+        try:
+            return _tensor_op(g, y)
+        except Exception:
+            return None
+    return None
+
+
 def sigmoid_backward(grad_output, output, /, out=_NO_OUT, *, where=True,
                      casting="same_kind", order="K", dtype=None, subok=True,
                      num_threads=None):
@@ -181,6 +216,12 @@ def sigmoid_backward(grad_output, output, /, out=_NO_OUT, *, where=True,
     """
     cdef int requested = 0, previous
     cdef bint out_given = out is not _NO_OUT
+    if (_tensor_op is not None and not out_given and type(grad_output) is _tensor_type
+            and type(output) is _tensor_type and num_threads is None and where is True
+            and dtype is None and casting == "same_kind" and order == "K" and subok is True):
+        result = _on_tensor_op(grad_output, output)
+        if result is not None:
+            return result
     if not out_given:
         out = None
     if num_threads is not None:

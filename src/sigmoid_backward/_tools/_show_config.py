@@ -6,12 +6,14 @@ run-time half from the kernels (``_kernels``) and the thread policy.  A copy
 built without OpenMP also says so at import (:func:`warn_if_single_threaded`),
 since pip hides the build's own warning.
 """
+import importlib.metadata
 import platform
+import sys
 import warnings
 
 import numpy as np
 
-from .._build_config import COMPILER, MACHINE, NUMPY_BUILT_AGAINST, OPENMP
+from .._build_config import COMPILER, MACHINE, NUMPY_BUILT_AGAINST, OPENMP, TORCH
 from .._kernel import _kernels, _threads
 from .._version import __version__
 
@@ -41,6 +43,28 @@ def _threads_section():
             "CPUs": _kernels.num_procs()}
 
 
+def _torch():
+    """The op of sigmoid_backward.torch: the torch its native (C++) kernels
+    were built against, and the route its eager calls take: said by the
+    module once imported, else foreseen from the installed torch's version
+    (without importing torch)."""
+    section = {"native op built for": f"torch {TORCH['version']}" if TORCH["version"]
+               else "none (built without -Dtorch: see docs/frameworks.md)"}
+    module = sys.modules.get("sigmoid_backward.torch")
+    if module is not None:
+        section["route"] = module.ROUTE
+        return section
+    try:
+        installed = importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        section["route"] = "none (torch is not installed)"
+        return section
+    native = TORCH["version"] == installed
+    section["route"] = (f"{'native' if native else 'python'} on import of "
+                        f"sigmoid_backward.torch (torch {installed} installed)")
+    return section
+
+
 def config():
     """The configuration :func:`show_config` prints, as nested dicts."""
     return {
@@ -54,6 +78,7 @@ def config():
         "ISA": _isa(),
         "Threads": _threads_section(),
         "Thresholds (bytes)": _kernels.thresholds(),
+        "PyTorch op": _torch(),
     }
 
 

@@ -1,0 +1,322 @@
+// The native torch.ops.sigmoid_backward.sigmoid_backward: the op's schema, its
+// CPU kernel and its autograd kernel registered with PyTorch's dispatcher in
+// C++, so that an eager call never enters Python (a Python kernel costs
+// 5-9 us a call; aten's whole call is about 2 us at 1e3 elements).
+//
+// The CPU kernel runs the very kernel the ufunc runs, _kernels' compute(),
+// taken from _kernels.__pyx_capi__ when this module is imported, as
+// _xla_ffi.cc does: no copy of the formula here.  aten's TensorIterator
+// gives the result's dtype (promotion), shape (broadcasting) and memory
+// format exactly as for aten.sigmoid_backward, and the strides compute()
+// walks (0 for a broadcast operand).
+//
+// What stays in Python (sigmoid_backward/torch.py): the fake kernel, the
+// torch.func kernel (FuncTorchDynamicLayerFrontMode, active only under a
+// transform), and a second op, sigmoid_backward::_python_route, which has the
+// Python autograd kernel with forward mode.  The autograd kernel here sends
+// a call whose inputs carry forward-mode tangents there: its node has no
+// forward mode, and skipping it for such a call would return a result
+// without tangent, that is zero tangents, silently.
+// Errors (dtypes the kernels lack, shapes that do not broadcast) are also
+// the Python route's, so that their messages and types are the package's.
+//
+// This is a Python extension module that must be imported after torch; it
+// is tied to the torch it was built against (sigmoid_backward/torch.py
+// compares the versions before importing it).
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <ATen/TensorIterator.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/sigmoid.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/core/GradMode.h>
+#include <torch/csrc/autograd/function.h>
+#include <torch/csrc/autograd/functions/utils.h>
+#include <torch/csrc/autograd/saved_variable.h>
+#include <torch/csrc/autograd/forward_grad.h>
+#include <torch/csrc/autograd/variable.h>
+#include <torch/library.h>
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <cstring>
+
+#include "_dtypes.h"
+
+namespace {
+
+// ---- The coupling with _kernels.pxd (as in _xla_ffi.cc). -----------------
+constexpr const char kComputeSignature[] =
+    "void (sb_kind, sb_kind, char const *, Py_ssize_t, sb_kind, char const *, "
+    "Py_ssize_t, char *, Py_ssize_t, Py_ssize_t, int)";
+using ComputeFn = void (*)(sb_kind kind, sb_kind g_kind, const char* g, Py_ssize_t g_step,
+                           sb_kind y_kind, const char* y, Py_ssize_t y_step, char* out,
+                           Py_ssize_t out_step, Py_ssize_t n, int nthreads);
+
+ComputeFn sb_compute = nullptr;   // _kernels.compute; nthreads 0: the default count
+
+// The kernel's calls and the elements they computed, for the tests that
+// show eager calls ran this kernel (kernel_counts()).
+std::atomic<int64_t> kernel_calls{0}, kernel_elements{0};
+
+// Every kind of the table (_dtype_spec.py) has its torch dtype here.
+static_assert(SB_NUM_KINDS == 8, "a dtype was added to _dtype_spec.py: map it in KindOf");
+
+int KindOf(c10::ScalarType dtype) {
+  switch (dtype) {
+    case c10::ScalarType::Float: return SB_KIND_F32;
+    case c10::ScalarType::Double: return SB_KIND_F64;
+    case c10::ScalarType::ComplexFloat: return SB_KIND_C64;
+    case c10::ScalarType::ComplexDouble: return SB_KIND_C128;
+    case c10::ScalarType::Half: return SB_KIND_F16;
+    case c10::ScalarType::BFloat16: return SB_KIND_BF16;
+    case c10::ScalarType::Float8_e4m3fn: return SB_KIND_F8E4M3FN;
+    case c10::ScalarType::Float8_e5m2: return SB_KIND_F8E5M2;
+    default: return -1;
+  }
+}
+
+using OpSignature = at::Tensor(const at::Tensor&, const at::Tensor&);
+
+// The Python registration (torch.py), for the calls this file leaves to it.
+at::Tensor PythonRoute(const at::Tensor& grad_output, const at::Tensor& output) {
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("sigmoid_backward::_python_route", "")
+                             .typed<OpSignature>();
+  return op.call(grad_output, output);
+}
+
+const c10::TypedOperatorHandle<OpSignature>& Op() {
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("sigmoid_backward::sigmoid_backward", "")
+                             .typed<OpSignature>();
+  return op;
+}
+
+// Whether the shapes broadcast together (aten's rule), without allocating.
+bool Broadcast(c10::IntArrayRef a, c10::IntArrayRef b) {
+  const size_t n = std::min(a.size(), b.size());
+  for (size_t i = 1; i <= n; ++i) {
+    const int64_t x = a[a.size() - i], y = b[b.size() - i];
+    if (x != y && x != 1 && y != 1) return false;
+  }
+  return true;
+}
+
+at::Tensor SigmoidBackwardCpu(const at::Tensor& grad_output, const at::Tensor& output) {
+  if (KindOf(at::result_type(grad_output, output)) < 0 ||
+      !Broadcast(grad_output.sizes(), output.sizes()) ||
+      grad_output.layout() != c10::kStrided || output.layout() != c10::kStrided) {
+    return PythonRoute(grad_output, output);   // raises the package's error
+  }
+  // aten.sigmoid_backward's own iterator (a binary op): promotion, broadcast,
+  // the output's memory format, the devices checked.
+  TORCH_CHECK(sb_compute != nullptr, "sigmoid_backward: the native op's module failed to "
+              "import, so it has no kernel");
+  at::TensorBase result;
+  at::TensorIterator iter = at::TensorIterator::binary_op(result, grad_output, output);
+  kernel_calls.fetch_add(1, std::memory_order_relaxed);
+  kernel_elements.fetch_add(iter.numel(), std::memory_order_relaxed);
+  if (iter.numel() == 0) return iter.output();
+  const auto kind = static_cast<sb_kind>(KindOf(iter.dtype(0)));
+  const auto g_kind = static_cast<sb_kind>(KindOf(iter.dtype(1)));
+  const auto y_kind = static_cast<sb_kind>(KindOf(iter.dtype(2)));
+  // One call per row of the coalesced iteration: one call in all for
+  // contiguous operands, so that compute() chooses its threads for the whole.
+  iter.serial_for_each(
+      [=](char** data, const int64_t* strides, int64_t size0, int64_t size1) {
+        for (int64_t i = 0; i < size1; ++i) {
+          sb_compute(kind, g_kind, data[1] + i * strides[4], strides[1], y_kind,
+                     data[2] + i * strides[5], strides[2], data[0] + i * strides[3],
+                     strides[0], size0, 0);
+        }
+      },
+      {0, iter.numel()});
+  return iter.output();
+}
+
+// The op's node in autograd's graph, with aten's derivatives
+// (derivatives.yaml) term for term, as the Python Function in torch.py has
+// them.  A Node of its own, as PyTorch's generated ones are, rather than a
+// torch::autograd::Function, whose apply and backward cost about 2 us more
+// a call (it binds a context, checks views and marks outputs).
+struct SigmoidBackwardBackward : public torch::autograd::Node {
+  torch::autograd::SavedVariable grad_output_, output_;
+
+  torch::autograd::variable_list apply(torch::autograd::variable_list&& grads) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const at::Tensor& grad = grads[0];
+    at::Tensor grad_g, grad_y;
+    if (grad.defined()) {
+      const at::Tensor output = output_.unpack();
+      if (task_should_compute_output(0)) grad_g = Op().call(grad, output.conj());
+      if (task_should_compute_output(1)) {
+        grad_y = grad.conj().mul(grad_output_.unpack()).mul(output.conj().mul(-2).add(1));
+      }
+    }
+    return {grad_g, grad_y};
+  }
+
+  std::string name() const override { return "SigmoidBackwardBackward"; }
+
+  void release_variables() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    grad_output_.reset_data();
+    output_.reset_data();
+  }
+};
+
+// A forward-mode tangent (torch.autograd.forward_ad) on the tensor?
+bool HasTangent(const at::Tensor& t) {
+  const auto* meta = torch::autograd::impl::get_autograd_meta(t);
+  return meta != nullptr && meta->fw_grad_ && !meta->fw_grad_->empty();
+}
+
+at::Tensor SigmoidBackwardAutograd(c10::DispatchKeySet keys, const at::Tensor& grad_output,
+                                   const at::Tensor& output) {
+  if (c10::AutogradState::get_tls_state().get_fw_grad_mode() &&
+      (HasTangent(grad_output) || HasTangent(output))) {
+    return PythonRoute(grad_output, output);   // forward mode: the Python Function's jvp
+  }
+  c10::intrusive_ptr<SigmoidBackwardBackward> node;
+  if (torch::autograd::compute_requires_grad(grad_output, output)) {
+    node = c10::make_intrusive<SigmoidBackwardBackward>();
+    node->set_next_edges(torch::autograd::collect_next_edges(grad_output, output));
+    node->grad_output_ = torch::autograd::SavedVariable(grad_output, false);
+    node->output_ = torch::autograd::SavedVariable(output, false);
+  }
+  at::Tensor result;
+  {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    result = Op().redispatch(keys & c10::after_autograd_keyset, grad_output, output);
+  }
+  if (node) torch::autograd::set_history(result, node);
+  return result;
+}
+
+// ---- sigmoid: torch.sigmoid forward, this op as its derivative. ----------
+// sigmoid_backward.torch.Sigmoid's forward, so that a model's training step
+// enters no Python for its sigmoids either.
+
+const c10::TypedOperatorHandle<at::Tensor(const at::Tensor&)>& SigmoidOp() {
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("sigmoid_backward::sigmoid", "")
+                             .typed<at::Tensor(const at::Tensor&)>();
+  return op;
+}
+
+at::Tensor SigmoidCpu(const at::Tensor& x) { return at::sigmoid(x); }
+
+// aten's derivative of sigmoid (derivatives.yaml: sigmoid_backward(grad,
+// result)), with this op.
+struct SigmoidBackward : public torch::autograd::Node {
+  torch::autograd::SavedVariable result_;
+
+  torch::autograd::variable_list apply(torch::autograd::variable_list&& grads) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const at::Tensor& grad = grads[0];
+    at::Tensor grad_x;
+    if (grad.defined() && task_should_compute_output(0)) {
+      grad_x = Op().call(grad, result_.unpack(getptr()));
+    }
+    return {grad_x};
+  }
+
+  std::string name() const override { return "SigmoidBackward"; }
+
+  void release_variables() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    result_.reset_data();
+  }
+};
+
+at::Tensor SigmoidAutograd(c10::DispatchKeySet keys, const at::Tensor& x) {
+  c10::intrusive_ptr<SigmoidBackward> node;
+  if (torch::autograd::compute_requires_grad(x)) {
+    node = c10::make_intrusive<SigmoidBackward>();
+    node->set_next_edges(torch::autograd::collect_next_edges(x));
+  }
+  at::Tensor result;
+  {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    result = SigmoidOp().redispatch(keys & c10::after_autograd_keyset, x);
+  }
+  if (node) {
+    torch::autograd::set_history(result, node);
+    node->result_ = torch::autograd::SavedVariable(result, true);
+  }
+  // Forward mode (PyTorch has one level, 0, as its generated kernels
+  // assume): aten's tangent, conj(op(conj(dx), y)).
+  if (c10::AutogradState::get_tls_state().get_fw_grad_mode() && HasTangent(x)) {
+    const at::Tensor tangent = x._fw_grad(0);
+    if (tangent.defined()) {
+      result._set_fw_grad(Op().call(tangent.conj(), result).conj(), 0, false);
+    }
+  }
+  return result;
+}
+
+}  // namespace
+
+TORCH_LIBRARY(sigmoid_backward, m) {
+  m.def("sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor");
+  m.def("sigmoid(Tensor x) -> Tensor");
+}
+
+TORCH_LIBRARY_IMPL(sigmoid_backward, CPU, m) {
+  m.impl("sigmoid_backward", &SigmoidBackwardCpu);
+  m.impl("sigmoid", &SigmoidCpu);
+}
+
+TORCH_LIBRARY_IMPL(sigmoid_backward, Autograd, m) {
+  m.impl("sigmoid_backward", &SigmoidBackwardAutograd);
+  m.impl("sigmoid", &SigmoidAutograd);
+}
+
+namespace {
+
+// The function _kernels exports as ``name``, if its signature is ``signature``.
+void* Exported(PyObject* capi, const char* name, const char* signature) {
+  PyObject* capsule = PyDict_GetItemString(capi, name);  // borrowed
+  const char* actual = capsule ? PyCapsule_GetName(capsule) : nullptr;
+  if (actual == nullptr || std::strcmp(actual, signature) != 0) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_ImportError,
+                 "sigmoid_backward._frameworks._torch_op: _kernels exports %s as \"%s\", "
+                 "where this build expects \"%s\": _torch_op.cc must follow _kernels.pxd",
+                 name, actual ? actual : "nothing", signature);
+    return nullptr;
+  }
+  return PyCapsule_GetPointer(capsule, signature);
+}
+
+PyObject* KernelCounts(PyObject*, PyObject*) {
+  return Py_BuildValue("(LL)", static_cast<long long>(kernel_calls.load()),
+                       static_cast<long long>(kernel_elements.load()));
+}
+
+PyMethodDef kMethods[] = {
+    {"kernel_counts", KernelCounts, METH_NOARGS,
+     "(calls, elements): the native CPU kernel's calls so far, and their elements."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+PyModuleDef kModule = {PyModuleDef_HEAD_INIT, "_torch_op",
+                       "The native sigmoid_backward op's registration with PyTorch.", -1,
+                       kMethods};
+
+}  // namespace
+
+PyMODINIT_FUNC PyInit__torch_op(void) {
+  PyObject* kernels = PyImport_ImportModule("sigmoid_backward._kernel._kernels");
+  if (kernels == nullptr) return nullptr;
+  PyObject* capi = PyObject_GetAttrString(kernels, "__pyx_capi__");
+  Py_DECREF(kernels);
+  if (capi == nullptr) return nullptr;
+  sb_compute = reinterpret_cast<ComputeFn>(Exported(capi, "compute", kComputeSignature));
+  Py_DECREF(capi);
+  if (sb_compute == nullptr) return nullptr;
+  return PyModule_Create(&kModule);
+}
