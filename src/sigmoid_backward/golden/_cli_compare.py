@@ -23,11 +23,11 @@ from .._atomic_write import Signals, Terminated, WriteError, check_target, repla
 from .._cli import ArgumentParser, command
 from .._paths import check_directory, check_file
 from ._args import dtype_arg, shape_arg
-from ._compare import CHUNK, compare_chunks
+from ._compare import ALL, CHUNK, compare_many, csv_rows
 from ._dtype_names import choices, lookup
 from ._errors import GoldenError
 from ._files import ArrayFile, is_npy
-from ._standards import DEFAULT, STANDARDS
+from ._standards import ALIASES, ATK_ACC, DEFAULT, STANDARDS, Options, resolve
 
 
 def _prog():
@@ -36,8 +36,8 @@ def _prog():
 
 
 def _parser():
-    standards = "\n".join(f"  {s.name}: {s.rule}\n    ({s.source})"
-                           for s in STANDARDS.values())
+    standards = "\n".join(f"  {s.name}{''.join(f' (alias {a})' for a in s.aliases)}: "
+                           f"{s.rule}\n    ({s.source})" for s in STANDARDS.values())
     p = ArgumentParser(
         prog=_prog(), formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Compare a device's output with its golden under a precision standard\n"
@@ -53,12 +53,40 @@ def _parser():
     p.add_argument("--manifest", metavar="M", help="a manifest.json written by golden --cases")
     p.add_argument("--actual-dir", metavar="D",
                    help="with --manifest: the folder of the device's outputs")
-    p.add_argument("--standard", default=DEFAULT, choices=list(STANDARDS),
-                   help=f"the precision standard (default {DEFAULT})")
+    p.add_argument("--standard", default=None, choices=[*STANDARDS, *ALIASES, ALL],
+                   help=f"the precision standard, or {ALL} (default: a manifest case's own, "
+                        f"else {DEFAULT})")
+    for key in ("rtol", "atol", "ptol"):
+        p.add_argument(f"--{key}", type=_tolerance_arg(key), metavar="X",
+                       help=f"replace the standard's {key} (where it has one)")
+    p.add_argument("--benchmark-precision", choices=["same", "raised"], default=None,
+                   help="the benchmark precision of the msprobe standards (default theirs: "
+                        "raised)")
+    p.add_argument("--third-party", metavar="FILE",
+                   help="a second device's output (same dtype and shape), for msprobe's "
+                        "NPU/GPU ratio rule")
+    p.add_argument("--csv", metavar="TABLE",
+                   help="also write a table: one row per case and standard")
+    p.add_argument("--hist", action="store_true",
+                   help="print each result's error histogram (log2 buckets of the "
+                        "standard's own error measure)")
     p.add_argument("--json", metavar="REPORT", help="also write every result to this file")
     p.add_argument("--worst", type=int, default=5, metavar="K",
                    help="how many of the worst elements to report (default 5)")
     return p
+
+
+def _tolerance_arg(key):
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not value >= 0 or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number >= 0")
+        return value
+    parse.__name__ = f"--{key}"
+    return parse
 
 
 def _check_mode(p, args):
@@ -72,6 +100,8 @@ def _check_mode(p, args):
         p.error("give ACTUAL and GOLDEN, or --manifest and --actual-dir")
     if args.worst < 0:
         p.error("--worst must be >= 0")
+    if args.third_party is not None and args.manifest is not None:
+        p.error("--third-party goes with ACTUAL GOLDEN, not --manifest")
 
 
 def _pair(actual, golden, dtype, shape):
@@ -107,9 +137,9 @@ def _manifest_pairs(manifest, actual_dir):
             dtype, shape = lookup(case["dtype"]), tuple(case["shape"])
             golden = os.path.join(folder, case["golden"])
             actual = os.path.join(actual_dir, os.path.basename(case["golden"]))
-            found.append((case["name"], ArrayFile(actual, "--actual-dir", dtype, shape),
-                          ArrayFile(golden, "--manifest", dtype, shape),
-                          case.get("tolerance")))
+            found.append((case["name"], [ArrayFile(actual, "--actual-dir", dtype, shape),
+                                     ArrayFile(golden, "--manifest", dtype, shape)],
+                          case.get("tolerance"), _case_standard(case)))
         return found
     except OSError as exc:
         raise GoldenError(f"--manifest: cannot read {manifest}: {exc}") from None
@@ -120,22 +150,59 @@ def _manifest_pairs(manifest, actual_dir):
                           f"({type(exc).__name__}: {exc})") from None
 
 
+def _case_standard(case):
+    """The standard a manifest case asks for (ATK's ``"standard": {"acc":
+    ...}``, kept by golden --cases), or None."""
+    acc = case.get("standard")
+    if acc is None:
+        return None
+    try:
+        return ATK_ACC.get(acc, None) or resolve(acc)
+    except (KeyError, TypeError):
+        raise GoldenError(f"--manifest: {case['name']}: unknown standard {acc!r}; known: "
+                          f"{', '.join([*ATK_ACC, *STANDARDS])}") from None
+
+
+def _judge(args, name, files, tolerance, case_standard):
+    """Every result of one case: under --standard, else its own, else the default."""
+    standard = args.standard or case_standard or DEFAULT
+    overrides = {k: getattr(args, k) for k in ("rtol", "atol", "ptol")
+                 if getattr(args, k) is not None}
+    options = Options(tolerance=tolerance, overrides=overrides,
+                      benchmark=args.benchmark_precision, third_party=len(files) > 2)
+    chunks = zip(*(f.chunks(CHUNK) for f in files), strict=True)
+    a = files[0]
+    results = compare_many(chunks, a.dtype.newbyteorder("="), a.shape, standard, options,
+                           args.worst, name, args.hist)
+    for result in results:
+        print(result.line(), flush=True)
+        for note in result.notes:
+            print(f"  note: {note}")
+        if result.limits.get("overridden"):
+            print(f"  overridden: " + ", ".join(f"{k} = {result.limits[k]}"
+                                                for k in result.limits["overridden"]))
+        for bucket, count in (result.hist or {}).items():
+            print(f"  {bucket:>8}: {count}")
+    return results
+
+
 def run(args):
     """Compare every case; return the results."""
-    if args.json is not None:
-        check_target(args.json, "--json")  # refuse a bad --json before comparing
+    for path, label in ((args.json, "--json"), (args.csv, "--csv")):
+        if path is not None:
+            check_target(path, label)  # refuse a bad report path before comparing
     if args.manifest is not None:
         todo = _manifest_pairs(args.manifest, args.actual_dir)
     else:
         a, g = _pair(args.actual, args.golden, args.dtype, args.shape)
-        todo = [(None, a, g, None)]
+        files = [a, g]
+        if args.third_party is not None:
+            files.append(ArrayFile(args.third_party, "--third-party", a.dtype.newbyteorder("="),
+                                   a.shape))
+        todo = [(None, files, None, None)]
     results = []
-    for name, a, g, tolerance in todo:
-        pairs = zip(a.chunks(CHUNK), g.chunks(CHUNK), strict=True)
-        result = compare_chunks(pairs, a.dtype.newbyteorder("="), a.shape, args.standard,
-                                tolerance, args.worst, name)
-        print(result.line(), flush=True)
-        results.append(result)
+    for name, files, tolerance, case_standard in todo:
+        results.extend(_judge(args, name, files, tolerance, case_standard))
     return results
 
 
@@ -148,9 +215,16 @@ def main(argv):
         try:
             results = run(args)
             passed = sum(r.passed for r in results)
-            print(f"{passed} of {len(results)} cases passed under {args.standard}")
+            standards = sorted({r.standard for r in results})
+            what = "cases" if len(standards) == 1 else "results"
+            print(f"{passed} of {len(results)} {what} passed under {', '.join(standards)}")
+            if args.csv is not None:
+                text = csv_rows(results)
+                replace_file(args.csv, lambda f: f.write(text.encode()), signals, {},
+                             label="--csv")
             if args.json is not None:
-                report = {"standard": args.standard, "passed": passed == len(results),
+                report = {"standard": args.standard or "per case",
+                          "passed": passed == len(results),
                           "cases": [r.as_dict() for r in results]}
                 text = json.dumps(report, indent=1, allow_nan=False) + "\n"
                 replace_file(args.json, lambda f: f.write(text.encode()), signals, {},
