@@ -47,6 +47,7 @@ class CompareResult:
     shape: list
     numel: int
     mismatches: int
+    judged: int
     mismatch_ratio: float
     max_abs_error: float
     mare: float
@@ -77,7 +78,8 @@ class CompareResult:
             self.cosine if isinstance(self.cosine, str) else f"{self.cosine:.6f}")
         return (f"{self.status.upper()} {name}{self.dtype} "
                 f"[{', '.join(map(str, self.shape))}] {self.standard}: "
-                f"{self.mismatches} of {self.numel} mismatched ({self.mismatch_ratio:.3%}), "
+                f"{self.mismatches} of {self.judged}{'' if self.judged == self.numel else ' parts'}"
+                f" mismatched ({self.mismatch_ratio:.3%}), "
                 f"inf/nan mismatches {self.inf_nan_mismatches}, "
                 f"max abs error {self.max_abs_error:.3g}, MARE {self.mare:.3g}, "
                 f"MERE {self.mere:.3g}, RMSE {self.rmse:.3g}, cosine {cos}, "
@@ -152,10 +154,11 @@ def compare_many(chunks, dtype, shape, standards, options=None, k=5, name=None, 
     results = []
     for rule, lim, total, w in zip(rules, limits, totals, worst, strict=True):
         status, mismatches, notes = rule.verdict(total, numel, lim)
+        judged = total.get("values", numel)  # complex parts, where judged apart
         results.append(CompareResult(
             passed=status == "pass", status=status, standard=rule.name,
             dtype=name_of(dtype), shape=list(shape), mismatches=int(mismatches),
-            mismatch_ratio=mismatches / numel if numel else 0.0, limits=lim,
+            judged=judged, mismatch_ratio=mismatches / judged if judged else 0.0, limits=lim,
             tallies=_json_numbers(total), notes=notes, worst=w.entries(),
             hist=w.histogram(), name=name, **metrics))
     return results

@@ -3,7 +3,8 @@ public source states it: rule, per-dtype numbers, arithmetic and inf/NaN
 handling (docs/golden.md has the table, with each source's file and commit).
 
 A standard gives its limits for a dtype, tallies a chunk of the two arrays
-(counts and sums; keys starting with ``max_`` combine by maximum), says from
+(counts and sums; keys starting with ``max_`` combine by maximum; ``values``
+counts what it judged where that is not the elements: complex parts), says from
 the totals its status (``"pass"``, ``"warning"`` where the source has that
 tier, ``"fail"``) and how many elements are wrong under it, and measures
 each element's error its own way (for ``--worst`` and ``--hist``).
@@ -464,8 +465,10 @@ def _threshold_masks(a, g, lim):
 
 def _threshold_tally(a, g, third, lim):
     m = _threshold_masks(a, g, lim)
-    return {k: _count(m[k]) for k in ("inf_nan", "inf_nan_err", "normal", "rel_err",
-                                      "small", "abs_err")}
+    t = {k: _count(m[k]) for k in ("inf_nan", "inf_nan_err", "normal", "rel_err",
+                                   "small", "abs_err")}
+    t["values"] = m["rel"].size
+    return t
 
 
 def _threshold_verdict(t, n, lim):
