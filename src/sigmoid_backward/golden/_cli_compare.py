@@ -25,6 +25,7 @@ from .._paths import check_directory, check_file
 from ._args import dtype_arg, shape_arg
 from ._compare import ALL, CHUNK, compare_many, csv_rows
 from ._dtype_names import choices, lookup
+from ._dumps import BF16_AS, open_output, read_map
 from ._errors import GoldenError
 from ._files import ArrayFile, is_npy
 from ._standards import ALIASES, ATK_ACC, DEFAULT, STANDARDS, Options, resolve
@@ -67,6 +68,12 @@ def _parser():
                         "NPU/GPU ratio rule")
     p.add_argument("--csv", metavar="TABLE",
                    help="also write a table: one row per case and standard")
+    p.add_argument("--bf16-as", choices=BF16_AS, default=None,
+                   help="the device's bfloat16 output is stored as float32 values or uint16 "
+                        "bits (.npy or raw)")
+    p.add_argument("--map", metavar="FILE",
+                   help="with --manifest: a JSON object of golden file (or case) names to "
+                        "the device's file names in --actual-dir")
     p.add_argument("--hist", action="store_true",
                    help="print each result's error histogram (log2 buckets of the "
                         "standard's own error measure)")
@@ -100,12 +107,18 @@ def _check_mode(p, args):
         p.error("give ACTUAL and GOLDEN, or --manifest and --actual-dir")
     if args.worst < 0:
         p.error("--worst must be >= 0")
+    if args.map is not None and args.manifest is None:
+        p.error("--map goes with --manifest")
     if args.third_party is not None and args.manifest is not None:
         p.error("--third-party goes with ACTUAL GOLDEN, not --manifest")
 
 
-def _pair(actual, golden, dtype, shape):
+def _pair(actual, golden, dtype, shape, bf16_as=None):
     """Open both files; a raw one takes a .npy partner's dtype and shape."""
+    if bf16_as is not None or str(actual).lower().endswith(".pt"):
+        # A dump: the golden says what it must hold.
+        g = ArrayFile(golden, "GOLDEN", dtype, shape)
+        return open_output(actual, "ACTUAL", g.dtype.newbyteorder("="), g.shape, bf16_as), g
     paths = {"ACTUAL": actual, "GOLDEN": golden}
     first = next((w for w in paths if is_npy(paths[w])), "GOLDEN")
     opened = {first: ArrayFile(paths[first], first, dtype, shape)}
@@ -121,7 +134,7 @@ def _pair(actual, golden, dtype, shape):
     return a, g
 
 
-def _manifest_pairs(manifest, actual_dir):
+def _manifest_pairs(manifest, actual_dir, names=None, bf16_as=None):
     """(name, actual, golden, tolerance) of every case, all opened first, so
     that a missing or short file stops the run before any comparison."""
     check_file(manifest, "--manifest", "a manifest.json written by golden --cases",
@@ -136,8 +149,11 @@ def _manifest_pairs(manifest, actual_dir):
         for case in cases:
             dtype, shape = lookup(case["dtype"]), tuple(case["shape"])
             golden = os.path.join(folder, case["golden"])
-            actual = os.path.join(actual_dir, os.path.basename(case["golden"]))
-            found.append((case["name"], [ArrayFile(actual, "--actual-dir", dtype, shape),
+            own = os.path.basename(case["golden"])
+            names = names or {}
+            actual = os.path.join(actual_dir, names.get(case["name"], names.get(own, own)))
+            found.append((case["name"], [open_output(actual, "--actual-dir", dtype, shape,
+                                                     bf16_as),
                                      ArrayFile(golden, "--manifest", dtype, shape)],
                           case.get("tolerance"), _case_standard(case)))
         return found
@@ -171,7 +187,7 @@ def _judge(args, name, files, tolerance, case_standard):
     options = Options(tolerance=tolerance, overrides=overrides,
                       benchmark=args.benchmark_precision, third_party=len(files) > 2)
     chunks = zip(*(f.chunks(CHUNK) for f in files), strict=True)
-    a = files[0]
+    a = files[1]  # the golden: what the output must hold
     results = compare_many(chunks, a.dtype.newbyteorder("="), a.shape, standard, options,
                            args.worst, name, args.hist)
     for result in results:
@@ -179,7 +195,7 @@ def _judge(args, name, files, tolerance, case_standard):
         for note in result.notes:
             print(f"  note: {note}")
         if result.limits.get("overridden"):
-            print(f"  overridden: " + ", ".join(f"{k} = {result.limits[k]}"
+            print("  overridden: " + ", ".join(f"{k} = {result.limits[k]}"
                                                 for k in result.limits["overridden"]))
         for bucket, count in (result.hist or {}).items():
             print(f"  {bucket:>8}: {count}")
@@ -192,9 +208,10 @@ def run(args):
         if path is not None:
             check_target(path, label)  # refuse a bad report path before comparing
     if args.manifest is not None:
-        todo = _manifest_pairs(args.manifest, args.actual_dir)
+        names = read_map(args.map) if args.map is not None else None
+        todo = _manifest_pairs(args.manifest, args.actual_dir, names, args.bf16_as)
     else:
-        a, g = _pair(args.actual, args.golden, args.dtype, args.shape)
+        a, g = _pair(args.actual, args.golden, args.dtype, args.shape, args.bf16_as)
         files = [a, g]
         if args.third_party is not None:
             files.append(ArrayFile(args.third_party, "--third-party", a.dtype.newbyteorder("="),

@@ -120,7 +120,7 @@ class Worst:
     def __init__(self, shape, k=5, hist=False):
         self.shape, self.k = tuple(shape), k
         self._heap = []  # (score, -flat index, entry)
-        self.hist = {} if hist else None
+        self.hist: dict[str, int] | None = {} if hist else None
 
     def add(self, start, score, actual, golden, err):
         """``score``: the standard's measure of each element of the chunk
@@ -146,18 +146,20 @@ class Worst:
                 heapq.heapreplace(self._heap, item)
 
     def _count(self, score):
+        hist = self.hist
+        assert hist is not None
         zero = int(np.count_nonzero(score == 0))
         inf = int(np.count_nonzero(np.isinf(score)))
         finite = score[(score > 0) & np.isfinite(score)]
         if zero:
-            self.hist["0"] = self.hist.get("0", 0) + zero
+            hist["0"] = hist.get("0", 0) + zero
         if inf:
-            self.hist["inf"] = self.hist.get("inf", 0) + inf
+            hist["inf"] = hist.get("inf", 0) + inf
         buckets, counts = np.unique(np.floor(np.log2(finite)).astype(np.int64),
                                     return_counts=True)
         for b, c in zip(buckets.tolist(), counts.tolist(), strict=True):
             key = f"2^{b}"
-            self.hist[key] = self.hist.get(key, 0) + c
+            hist[key] = hist.get(key, 0) + c
 
     def entries(self):
         return [entry for *_, entry in sorted(self._heap, key=lambda t: t[:2], reverse=True)]
