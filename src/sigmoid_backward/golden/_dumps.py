@@ -76,6 +76,7 @@ def open_output(path, what, dtype, shape, bf16_as=None):
         return _open_pt(path, what, dtype, shape)
     if bf16_as is not None and dtype == _dtypes.BFLOAT16:
         stored = np.dtype(np.float32 if bf16_as == "float32" else np.uint16)
+        source: MemoryArray | ArrayFile
         if str(path).lower().endswith(".npy"):
             source = MemoryArray(_mapped_npy(path, what), path)  # mapped: read as needed
             if source.dtype.newbyteorder("=") != stored:
