@@ -39,7 +39,7 @@ import numpy as np
 
 import sigmoid_backward
 from benchmarks import peers  # benchmarks/benchmarks/peers.py: this folder is on sys.path
-from sigmoid_backward import _kernels
+from sigmoid_backward._kernel import _kernels
 from sigmoid_backward.bench import _report, small_calls
 from sigmoid_backward.bench.timing import (
     fmt_size,
@@ -54,7 +54,7 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 
 # The baseline is built as a package of its own name, so that nothing of it
 # resolves to the current package: Cython modules that cimport each other
-# (``from sigmoid_backward._kernels cimport ...``) look the other module up
+# (``from sigmoid_backward._kernel._kernels cimport ...``) look the other module up
 # by its absolute name at import, and would otherwise run the current loops.
 _IMPORT = re.compile(r"^(\s*(?:from|import|cimport)\s+)sigmoid_backward\b", re.MULTILINE)
 
@@ -124,7 +124,7 @@ def overall(before, nthreads):
              ("float64", 100_000_000), ("float16", 10_000_000), ("bfloat16", 10_000_000),
              ("complex64", 10_000_000), ("complex128", 10_000_000)]
     for name, n in cases:
-        dtype = sigmoid_backward._dtypes.BFLOAT16 if name == "bfloat16" else np.dtype(name)
+        dtype = sigmoid_backward._kernel._dtypes.BFLOAT16 if name == "bfloat16" else np.dtype(name)
         g, y, out = _case(dtype, n)
         t = sample_rounds({
             "baseline": lambda: before.sigmoid_backward(g, y, out=out, num_threads=nthreads),
@@ -139,7 +139,7 @@ def isas():
     print(f"2. loops by instruction set, 1 thread, n=2e4 (in L2: compute-bound), "
           f"streaming off: {' / '.join(names)}")
     with _kernels.settings(nt_min_bytes=1 << 62):
-        for dtype in sigmoid_backward._dtypes.SUPPORTED:
+        for dtype in sigmoid_backward._kernel._dtypes.SUPPORTED:
             g, y, out = _case(dtype, 20_000)
 
             def run(isa):
@@ -186,7 +186,7 @@ def fast_path(before):
 def rows(before, nthreads, max_gib):
     print(f"5. every row of the bench, out= given, {nthreads} threads: baseline -> now")
     known = {name for name, _ in before._kernels.DTYPE_TABLE}   # the baseline's dtypes
-    for dtype in sigmoid_backward._dtypes.SUPPORTED:
+    for dtype in sigmoid_backward._kernel._dtypes.SUPPORTED:
         if dtype.name not in known:
             print(f"{dtype}: new since the baseline")
             continue
@@ -223,7 +223,7 @@ def bf16(n=100_000):
     names = _kernels.available_isas()
     print(f"6. bfloat16 against float16, 1 thread, n={fmt_size(n)} (in cache), "
           "streaming off: time bf16 / time f16 (<= 1.1 is the target)")
-    bf, f16 = sigmoid_backward._dtypes.BFLOAT16, np.dtype(np.float16)
+    bf, f16 = sigmoid_backward._kernel._dtypes.BFLOAT16, np.dtype(np.float16)
     cases = {"bf16": _case(bf, n), "f16": _case(f16, n)}
     with _kernels.settings(nt_min_bytes=1 << 62):
         for isa in names:

@@ -29,7 +29,7 @@ import numpy as np
 
 import sigmoid_backward as sb
 from benchmarks import peers  # benchmarks/benchmarks/peers.py: this folder is on sys.path
-from sigmoid_backward import _dtypes, _kernels
+from sigmoid_backward._kernel import _dtypes, _kernels
 from sigmoid_backward.bench.timing import (
     TARGET_SECONDS,
     compare,

@@ -1,6 +1,6 @@
 """The dtypes the tests draw from, by name.
 
-Built from the package's own table (``sigmoid_backward._dtypes.TABLE``), so a
+Built from the package's own table (``sigmoid_backward._kernel._dtypes.TABLE``), so a
 dtype added there reaches every test that walks ``ALL_DTYPES`` without an
 edit here.  A test that means one dtype, or one kind of dtype, names it:
 ``BFLOAT16``, ``NARROW_DTYPES``, never a position in a list.
@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from sigmoid_backward import _dtypes
+from sigmoid_backward._kernel import _dtypes
 
 
 class Entry(NamedTuple):

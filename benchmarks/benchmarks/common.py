@@ -5,7 +5,7 @@ import importlib
 
 import numpy as np
 
-from sigmoid_backward import _dtypes
+from sigmoid_backward._kernel import _dtypes
 
 DTYPES = [d.name for d in _dtypes.TABLE]   # the package's dtype table
 SIZES = [1_000, 100_000, 10_000_000]

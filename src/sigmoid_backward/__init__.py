@@ -9,12 +9,13 @@ argument.  It is the CPU twin of the Ascend CANN operator
 ``aclnnSigmoidBackward`` (``sigmoid_backward.aclnn``).  ``show_config()``
 says how this copy was built: compiler, OpenMP, instruction sets.
 """
-from . import _show_config, reference
-from ._function import sigmoid_backward
-from ._kernels import ENABLED as OPENMP_ENABLED
-from ._show_config import show_config
-from ._threads import get_num_threads, set_num_threads
-from ._ufunc import ufunc
+from . import reference
+from ._kernel._kernels import ENABLED as OPENMP_ENABLED
+from ._kernel._threads import get_num_threads, set_num_threads
+from ._numpy._function import sigmoid_backward
+from ._numpy._ufunc import ufunc
+from ._tools import _show_config
+from ._tools._show_config import show_config
 from ._version import __version__
 
 __all__ = [

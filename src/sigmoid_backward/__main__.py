@@ -22,8 +22,10 @@ import sys
 
 import numpy as np
 
-from . import OPENMP_ENABLED, __version__, _show_config, _threads, sigmoid_backward
-from ._cli import program, usage_error
+from . import OPENMP_ENABLED, __version__, sigmoid_backward
+from ._kernel import _threads
+from ._tools import _show_config
+from ._tools._cli import program, usage_error
 from .aclnn import example as aclnn_example
 from .bench.timing import fmt_time, make_inputs, sample_rounds
 

@@ -3,11 +3,11 @@
 runs the kernel of _kernels.pxd on them, without the GIL."""
 from libc.stdint cimport uint16_t
 
-from sigmoid_backward._dtype_table cimport Kind
-from sigmoid_backward._fused cimport elem_t   # the kernel's storage types
-from sigmoid_backward._kernels cimport compute
+from sigmoid_backward._kernel._dtype_table cimport Kind
+from sigmoid_backward._kernel._fused cimport elem_t   # the kernel's storage types
+from sigmoid_backward._kernel._kernels cimport compute
 
-from sigmoid_backward import _kernels
+from sigmoid_backward._kernel import _kernels
 
 # The kinds of this API's functions, by name from the dtype table.
 _NAMES = [name for name, _size in _kernels.DTYPE_TABLE]

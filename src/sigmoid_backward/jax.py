@@ -16,10 +16,10 @@ from jax.core import ShapedArray
 from jax.extend.core import Primitive
 from jax.interpreters import ad, batching, mlir
 
-from . import _dtypes
+from ._kernel import _dtypes
 
 try:
-    from ._xla_ffi import handler as _handler
+    from ._frameworks._xla_ffi import handler as _handler
 except ImportError as exc:   # built without it: say how to get it
     raise ImportError(
         "sigmoid_backward.jax needs the package's XLA FFI target, which this build of "
@@ -47,20 +47,27 @@ _SUPPORTED = tuple(jnp.dtype(d.name) for d in _dtypes.TABLE if hasattr(jnp, d.na
 _kernel = Primitive("sigmoid_backward")
 
 
+def _shape(g, y):
+    """The result's shape: the operands' (of one rank) broadcast together."""
+    return jnp.broadcast_shapes(g.shape, y.shape)
+
+
 def _impl(g, y):
-    # One dtype and one shape: the handler computes element for element.
-    # (A Python float stays one through jax.jvp: an array here.)
+    # One dtype and one rank; the handler reads an operand of extent 1 along
+    # an axis with step 0 there, so a broadcast operand is never
+    # materialised.  (A Python float stays one through jax.jvp: an array
+    # here.)
     g, y = jnp.asarray(g), jnp.asarray(y)
-    return jax.ffi.ffi_call(_TARGET, jax.ShapeDtypeStruct(g.shape, g.dtype))(g, y)
+    return jax.ffi.ffi_call(_TARGET, jax.ShapeDtypeStruct(_shape(g, y), g.dtype))(g, y)
 
 
 _kernel.def_impl(_impl)
-_kernel.def_abstract_eval(lambda g, y: ShapedArray(g.shape, g.dtype))
+_kernel.def_abstract_eval(lambda g, y: ShapedArray(_shape(g, y), g.dtype))
 mlir.register_lowering(_kernel, jax.ffi.ffi_lowering(_TARGET), platform="cpu")
 
 
 def _tangent_of_grad_output(dg, g, y):
-    return _kernel.bind(dg, y)   # linear in g: the call itself
+    return _kernel.bind(dg, y)   # linear in g: the call itself (dg has g's shape)
 
 
 def _tangent_of_output(dy, g, y):
@@ -79,7 +86,12 @@ def _transpose(ct, g, y):
         raise NotImplementedError("sigmoid_backward is linear in grad_output, not in output")
     if type(ct) is ad.Zero:
         return [ad.Zero(g.aval), None]
-    return [_kernel.bind(ct, y), None]
+    # g was broadcast along the axes where it has extent 1: its cotangent
+    # is the sum over them, as for any broadcast.
+    shape = g.aval.shape
+    ct_g = _kernel.bind(ct, y)
+    axes = tuple(i for i, (n, m) in enumerate(zip(shape, ct_g.shape, strict=True)) if n != m)
+    return [jnp.sum(ct_g, axis=axes, keepdims=True) if axes else ct_g, None]
 
 
 ad.primitive_transposes[_kernel] = _transpose
@@ -87,10 +99,9 @@ ad.primitive_transposes[_kernel] = _transpose
 
 def _batched(args, dims):
     """vmap's rule: elementwise, so one call on the batch, with its axis
-    first; an unbatched operand (of the example's shape, its axis None) is
-    broadcast to it."""
-    size = next(a.shape[d] for a, d in zip(args, dims, strict=True) if d is not None)
-    g, y = (jnp.broadcast_to(a, (size, *a.shape)) if d is None else jnp.moveaxis(a, d, 0)
+    first; an unbatched operand (its axis None) gets an axis of extent 1
+    there, which the handler broadcasts without a copy."""
+    g, y = (a.reshape((1, *a.shape)) if d is None else jnp.moveaxis(a, d, 0)
             for a, d in zip(args, dims, strict=True))
     return _kernel.bind(g, y), 0
 
@@ -130,8 +141,11 @@ def sigmoid_backward(grad_output, output):
                         f"it computes in {', '.join(d.name for d in _SUPPORTED)}")
     g = jnp.asarray(grad_output, dtype)
     y = jnp.asarray(output, dtype)
-    shape = jnp.broadcast_shapes(g.shape, y.shape)
-    return _kernel.bind(jnp.broadcast_to(g, shape), jnp.broadcast_to(y, shape))
+    # One rank (leading axes of extent 1, a free reshape); the broadcast
+    # itself is the handler's, reading with step 0, never a copy.
+    rank = max(g.ndim, y.ndim)
+    return _kernel.bind(g.reshape((1,) * (rank - g.ndim) + g.shape),
+                        y.reshape((1,) * (rank - y.ndim) + y.shape))
 
 
 @jax.custom_jvp

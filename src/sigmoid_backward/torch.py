@@ -27,8 +27,8 @@ from torch._functorch.pyfunctorch import (
 from torch._subclasses.functional_tensor import FunctorchFunctionalizeAPI
 from torch.autograd import forward_ad
 
-from . import _dtypes
-from ._function import sigmoid_backward as _function
+from ._kernel import _dtypes
+from ._numpy._function import sigmoid_backward as _function
 
 __all__ = ["sigmoid_backward", "sigmoid"]
 

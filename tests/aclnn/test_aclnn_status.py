@@ -193,6 +193,35 @@ def test_row5_read_only_grad_input():
     phase1_fails([g, y, gi], ACLNN_ERR_PARAM_INVALID, "gradInput", "read-only")
 
 
+@pytest.mark.parametrize("frozen", ["the array", "the array it views"])
+def test_row5_grad_input_made_read_only_after_its_tensor(frozen):
+    """Our view of the array's bytes keeps its own WRITEABLE flag: clearing
+    the caller's after aclCreateTensor must still stop the write."""
+    g, y = make([2, 2], ACL_FLOAT)[0], make([2, 2], ACL_FLOAT)[0]
+    base = np.zeros(8, np.float32)
+    arr = base[:4]
+    gi = aclnn.aclCreateTensor([2, 2], ACL_FLOAT, [2, 1], 0, aclnn.ACL_FORMAT_ND, [4], arr)
+    (arr if frozen == "the array" else base).flags.writeable = False
+    phase1_fails([g, y, gi], ACLNN_ERR_PARAM_INVALID, "gradInput", "read-only")
+    assert not base.any()
+
+
+def test_grad_input_made_read_only_between_the_phases():
+    g, y = make([2, 2], ACL_FLOAT)[0], make([2, 2], ACL_FLOAT)[0]
+    arr = np.zeros(4, np.float32)
+    gi = aclnn.aclCreateTensor([2, 2], ACL_FLOAT, [2, 1], 0, aclnn.ACL_FORMAT_ND, [4], arr)
+    status, size, executor = aclnnSigmoidBackwardGetWorkspaceSize(g, y, gi)
+    assert status == ACLNN_SUCCESS
+    arr.flags.writeable = False
+    workspace = np.empty(size, np.uint8) if size else None
+    assert aclnnSigmoidBackward(workspace, size, executor, None) == ACLNN_ERR_PARAM_INVALID
+    message = aclGetRecentErrMsg()  # read once: reading clears it
+    assert "gradInput" in message and "read-only" in message, message
+    assert not arr.any()
+    arr.flags.writeable = True  # the executor stays usable, and now runs
+    assert aclnnSigmoidBackward(workspace, size, executor, None) == ACLNN_SUCCESS
+
+
 def test_read_only_inputs_pass():
     ro = bytes(np.ones(4, np.float32).tobytes())
     g = aclnn.aclCreateTensor([2, 2], ACL_FLOAT, [2, 1], 0, aclnn.ACL_FORMAT_ND, [4], ro)

@@ -33,7 +33,7 @@ from sigmoid_backward import reference
 from dtypes_catalogue import ALL_DTYPES
 from helpers import assert_same
 
-SRC = pathlib.Path(__file__).resolve().parents[2] / "src" / "sigmoid_backward"
+SRC = pathlib.Path(__file__).resolve().parents[2] / "src" / "sigmoid_backward" / "_kernel"
 CC = shutil.which("aarch64-linux-gnu-gcc")
 QEMU = shutil.which("qemu-aarch64") or shutil.which("qemu-aarch64-static")
 
@@ -128,7 +128,8 @@ def program(request, tmp_path_factory):
                     str(folder)], check=True, timeout=60)
     exe = folder / "prog"
     cmd = [CC, "-std=c11", request.param, "-ffp-contract=off", "-fno-fast-math", "-static",
-           f"-I{folder}", f"-I{SRC}", "-o", str(exe), str(folder / "prog.c")]
+           f"-I{folder}", f"-I{SRC}", "-o", str(exe), str(folder / "prog.c"),
+           "-lm"]   # fenv.h (_fpflags.h), which glibc keeps in libm
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, f"{' '.join(cmd)}\n{proc.stderr}"
     return folder, exe

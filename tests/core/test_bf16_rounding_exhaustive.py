@@ -13,7 +13,7 @@ import pytest
 
 HERE = pathlib.Path(__file__).resolve().parent
 SOURCE = HERE / "bf16_rounding_exhaustive.c"
-HEADERS = HERE.parents[1] / "src" / "sigmoid_backward"
+HEADERS = HERE.parents[1] / "src" / "sigmoid_backward" / "_kernel"
 
 
 @pytest.mark.slow

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from sigmoid_backward import _kernels
+from sigmoid_backward._kernel import _kernels
 
 # ---- the built module --------------------------------------------------------
 

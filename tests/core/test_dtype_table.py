@@ -7,7 +7,8 @@ import itertools
 import numpy as np
 import pytest
 
-from sigmoid_backward import _dtype_spec, _dtypes, _kernels, reference, ufunc
+from sigmoid_backward import reference, ufunc
+from sigmoid_backward._kernel import _dtype_spec, _dtypes, _kernels
 from sigmoid_backward.aclnn import _constants
 from sigmoid_backward.golden import _dtype_names
 

@@ -6,7 +6,9 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from sigmoid_backward import _function, _kernels, reference, sigmoid_backward, ufunc
+from sigmoid_backward import reference, sigmoid_backward, ufunc
+from sigmoid_backward._kernel import _kernels
+from sigmoid_backward._numpy import _function
 
 from dtypes_catalogue import ALL_DTYPES
 from helpers import assert_same
@@ -243,7 +245,7 @@ def test_no_temporaries_for_contiguous_same_dtype_inputs(dtype):
 
 
 def test_compute_into_refuses_partial_overlap():
-    from sigmoid_backward._kernels import compute_into
+    from sigmoid_backward._kernel._kernels import compute_into
     a = np.arange(11.0)
     y = np.full(10, 2.0)
     before = a.copy()

@@ -11,7 +11,8 @@ import sys
 import numpy as np
 import pytest
 
-from sigmoid_backward import _kernels, reference, sigmoid_backward
+from sigmoid_backward import reference, sigmoid_backward
+from sigmoid_backward._kernel import _kernels
 
 from dtypes_catalogue import ALL_DTYPES
 

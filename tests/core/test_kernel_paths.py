@@ -10,7 +10,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from sigmoid_backward import _kernels, reference, sigmoid_backward
+from sigmoid_backward import reference, sigmoid_backward
+from sigmoid_backward._kernel import _kernels
 
 from dtypes_catalogue import ALL_DTYPES, BFLOAT16, COMPLEX_DTYPES, FLOAT16
 from helpers import assert_same, finfo, specials

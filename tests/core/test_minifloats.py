@@ -8,7 +8,8 @@ import re
 import numpy as np
 import pytest
 
-from sigmoid_backward import _kernels, reference, sigmoid_backward, ufunc
+from sigmoid_backward import reference, sigmoid_backward, ufunc
+from sigmoid_backward._kernel import _kernels
 
 from dtypes_catalogue import ALL_DTYPES, BFLOAT16, FLOAT16, FLOAT32
 from helpers import assert_same

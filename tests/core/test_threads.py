@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import sigmoid_backward as sb
-from sigmoid_backward import _threads, reference, sigmoid_backward
+from sigmoid_backward import reference, sigmoid_backward
+from sigmoid_backward._kernel import _threads
 
 from dtypes_catalogue import ALL_DTYPES
 from helpers import assert_same, random_array, usable_cpus
@@ -133,7 +134,7 @@ def test_counts_are_capped_at_the_cpus_this_process_may_use(restore_threads):
 @needs_two_cpus
 def test_omp_num_threads_caps_an_explicit_default():
     env = dict(os.environ, OMP_NUM_THREADS="1")
-    code = ("import sigmoid_backward as s; from sigmoid_backward._threads import "
+    code = ("import sigmoid_backward as s; from sigmoid_backward._kernel._threads import "
             "resolve_threads; s.set_num_threads(2); "
             "print(resolve_threads(None), resolve_threads(2))")
     assert subprocess.check_output([sys.executable, "-c", code], env=env, text=True).split() == \
@@ -174,7 +175,7 @@ def test_gil_is_released_while_computing():
 
 
 def test_kernel_guards_any_thread_count():
-    from sigmoid_backward._kernels import compute_into
+    from sigmoid_backward._kernel._kernels import compute_into
     g, y = np.ones(400_000, np.float32), np.full(400_000, 0.5, np.float32)
     out = np.empty_like(g)
     compute_into(g, y, out, 1 << 30)  # capped at the processors: no crash

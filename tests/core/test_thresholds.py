@@ -1,8 +1,8 @@
 """The kernel's thresholds come from the caches the CPU reports
-(src/sigmoid_backward/_thresholds.py)."""
+(src/sigmoid_backward/_kernel/_thresholds.py)."""
 import pytest
 
-from sigmoid_backward import _kernels, _thresholds
+from sigmoid_backward._kernel import _kernels, _thresholds
 
 KIB, MIB = 1 << 10, 1 << 20
 

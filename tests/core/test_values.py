@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from sigmoid_backward import reference, sigmoid_backward
-from sigmoid_backward._kernels import settings
+from sigmoid_backward._kernel._kernels import settings
 
 from dtypes_catalogue import ALL_DTYPES, BFLOAT16
 from helpers import assert_same, random_array, specials

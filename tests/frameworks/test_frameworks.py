@@ -1,4 +1,4 @@
-"""Tensors back for tensors (src/sigmoid_backward/_frameworks.py): PyTorch
+"""Tensors back for tensors (src/sigmoid_backward/_frameworks/_tensors.py): PyTorch
 CPU tensors and JAX arrays give their own type back, ``out=`` takes a
 tensor, and arrays in device memory are refused without a copy.  The
 PyTorch and JAX tests skip without those libraries (and fail instead under

@@ -1,4 +1,4 @@
-"""DLPack producers as inputs (src/sigmoid_backward/_inputs.py): PyTorch
+"""DLPack producers as inputs (src/sigmoid_backward/_numpy/_inputs.py): PyTorch
 CPU tensors and JAX arrays read without a copy, bfloat16 included, and the
 values they give.  test_frameworks.py tests the result types.  Each
 library's tests skip without it (fail under
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from sigmoid_backward import sigmoid_backward as sb
-from sigmoid_backward._inputs import as_array
+from sigmoid_backward._numpy._inputs import as_array
 
 from dtypes_catalogue import BFLOAT16, BY_NAME
 from helpers import assert_same, import_framework, tensor_values

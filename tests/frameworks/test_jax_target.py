@@ -202,13 +202,51 @@ def test_broadcasting_and_weak_scalars_follow_jax():
     assert sbj.sigmoid_backward(jnp.float32(2.0), 0.5) == 0.5
 
 
+# (grad_output's shape, output's shape): a row, a column, both sides, an
+# outer product, a scalar, empty, unit axes, and a broadcast axis between two
+# full ones (the handler's outer loop).
+BROADCASTS = [((6, 70), (70,)), ((6, 1), (1, 70)), ((70,), (6, 1)), ((), (5,)), ((5,), ()),
+              ((3, 1, 4), (3, 5, 4)), ((2, 0, 3), (3,)), ((1, 1), (1,)), ((4, 1, 1, 9), (3, 9))]
+
+
+@pytest.mark.parametrize("shapes", BROADCASTS, ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, "bfloat16", np.complex128], ids=str)
+def test_broadcast_operands_are_the_ufuncs_bit_for_bit(dtype, shapes):
+    rng = np.random.default_rng(23)
+    g = random_array(rng, shapes[0], dtype)
+    y = random_array(rng, shapes[1], dtype, scale=1.0)
+    assert_same(np.asarray(sbj.sigmoid_backward(g, y)), _ufunc(g, y))
+    assert_same(np.asarray(jax.jit(sbj.sigmoid_backward)(g, y)), _ufunc(g, y))
+
+
+def test_a_broadcast_operand_reaches_the_handler_unbroadcast():
+    """The handler broadcasts by reading with step 0: XLA materialises
+    nothing (no broadcast_in_dim), under jit and under vmap."""
+    g, y = jnp.ones((64, 4096), jnp.float32), jnp.full((4096,), 0.5, jnp.float32)
+    for lowered in (jax.jit(sbj.sigmoid_backward).lower(g, y),
+                    jax.jit(jax.vmap(sbj.sigmoid_backward, (0, None))).lower(g, y)):
+        text = lowered.as_text()
+        assert "custom_call @sigmoid_backward" in text and "broadcast" not in text
+
+
+def test_the_gradient_of_a_broadcast_operand_sums_over_its_broadcast_axes():
+    rng = np.random.default_rng(29)
+    y = jnp.asarray(rng.random((5, 7)))
+    for g in (jnp.asarray(rng.standard_normal((1, 7))), jnp.asarray(rng.standard_normal(7)),
+              jnp.asarray(rng.standard_normal((5, 1)))):
+        ours = jax.grad(lambda g: jnp.sum(sbj.sigmoid_backward(g, y)))(g)
+        plain = jax.grad(lambda g: jnp.sum(g * (1 - y) * y))(g)
+        assert ours.shape == g.shape
+        assert_within_roundings(np.asarray(ours), np.asarray(plain), 8)
+
+
 def test_integer_results_are_refused_by_dtype():
     with pytest.raises(TypeError, match="promote to int"):
         sbj.sigmoid_backward(jnp.ones(3, jnp.int32), jnp.ones(3, jnp.int32))
 
 
 def test_without_the_target_the_import_says_how_to_build_it():
-    script = ("import sys; sys.modules['sigmoid_backward._xla_ffi'] = None\n"
+    script = ("import sys; sys.modules['sigmoid_backward._frameworks._xla_ffi'] = None\n"
               "import sigmoid_backward.jax\n")
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=120)

@@ -1,5 +1,5 @@
 """What ``python -m sigmoid_backward golden --out`` may be, what it keeps,
-and the signals (src/sigmoid_backward/_atomic_write.py): a result is
+and the signals (src/sigmoid_backward/golden/_atomic_write.py): a result is
 written all or nothing, and no temporary file is ever left behind."""
 import errno
 import os
@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-import sigmoid_backward._atomic_write as atomic
+import sigmoid_backward.golden._atomic_write as atomic
 
 from golden_support import HALF_RESULT, files, npy_args, one_line_error, run_golden, tmp_files
 from helpers import assert_same
@@ -167,7 +167,7 @@ def test_out_replaced_by_a_fifo_while_writing_is_left_alone(tmp_path, capsys, mo
     args = npy_args(tmp_path, out)
     monkeypatch.setattr(np, "save", swap_then_save)  # numpy's own save
     status, _, err = run_golden(capsys, *args)
-    one_line_error(status, err, "changed while the result was written")
+    one_line_error(status, err, "changed while the result was written", code=3)
     assert stat_mode(out) == "fifo" and tmp_files(tmp_path) == []
 
 
@@ -196,7 +196,7 @@ def test_out_in_a_read_only_folder_names_it(tmp_path, capsys):
         status, _, err = run_golden(capsys, *npy_args(tmp_path, out))
     finally:
         os.chmod(tmp_path / "ro", 0o755)
-    one_line_error(status, err, "Permission denied")
+    one_line_error(status, err, "Permission denied", code=3)  # a failed write: 3
     _no_temporary_name(err, out)
     assert files(tmp_path / "ro") == []
 
@@ -234,7 +234,7 @@ def test_a_failed_step_names_the_users_path_not_the_temporary(tmp_path, capsys, 
     previous = out.read_bytes()
     status, _, err = run_golden(capsys, *npy_args(tmp_path, out))
     monkeypatch.undo()
-    one_line_error(status, err, os.strerror(code))
+    one_line_error(status, err, os.strerror(code), code=3)  # a failed write: 3
     _no_temporary_name(err, out)
     assert out.read_bytes() == previous and tmp_files(tmp_path) == []
 
@@ -309,7 +309,7 @@ def test_an_ignored_sigterm_stays_ignored(tmp_path):
     """Under nohup-style SIG_IGN the command does not take the signal over."""
     script = (DEFAULT_SIGNALS +
               "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
-              "from sigmoid_backward._atomic_write import Signals\n"
+              "from sigmoid_backward.golden._atomic_write import Signals\n"
               "signals = Signals()\n"
               "with signals:\n"
               "    assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN\n"
@@ -322,7 +322,7 @@ def test_an_ignored_sigterm_stays_ignored(tmp_path):
 # renamed over --out.  In a subprocess: a regression would kill pytest.
 HELD_BACK = DEFAULT_SIGNALS + """
 import os, signal, sys, tempfile
-from sigmoid_backward import _atomic_write
+from sigmoid_backward.golden import _atomic_write
 from sigmoid_backward.golden import _cli_golden
 where = sys.argv.pop(1)
 real = os.replace if where == "replace" else tempfile.mkstemp

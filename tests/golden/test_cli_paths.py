@@ -27,12 +27,12 @@ ATK = [{"id": 0, "aclnn_name": "aclnnSigmoidBackward", "inputs": [
     {"name": "output", "dtype": "fp16", "shape": [2], "range_values": [0, 1]}]}]
 
 # argument -> (command, exit status on a bad path, what it expects, its
-# arguments around the bad path BAD).  golden exits 1 on its input and
-# output files and 2 on a case file, compare 2 on any (docs/golden.md).
+# arguments around the bad path BAD).  Both commands exit 2 on any: found
+# before anything is written (docs/golden.md).
 FILE_ARGS = {
-    "--grad-output": ("golden", 1, DATA, ["--grad-output", "BAD", "--output", "g.bin",
+    "--grad-output": ("golden", 2, DATA, ["--grad-output", "BAD", "--output", "g.bin",
                                           "--out", "r.bin", "--dtype", "float32"]),
-    "--output": ("golden", 1, DATA, ["--grad-output", "g.bin", "--output", "BAD",
+    "--output": ("golden", 2, DATA, ["--grad-output", "g.bin", "--output", "BAD",
                                      "--out", "r.bin", "--dtype", "float32"]),
     "--cases": ("golden", 2, CASE_FILE, ["--cases", "BAD", "--out-dir", "cases"]),
     "ACTUAL": ("compare", 2, DATA, ["BAD", "g.bin", "--dtype", "float32"]),
@@ -40,13 +40,14 @@ FILE_ARGS = {
     "--manifest": ("compare", 2, MANIFEST, ["--manifest", "BAD", "--actual-dir", "."]),
 }
 DIR_ARGS = {
-    "--out-dir": ("golden", 1, OUT_DIR, ["--cases", "atk.json", "--out-dir", "BAD"]),
+    "--out-dir": ("golden", 2, OUT_DIR, ["--cases", "atk.json", "--out-dir", "BAD"]),
     "--actual-dir": ("compare", 2, ACTUAL_DIR, ["--manifest", "m.json", "--actual-dir", "BAD"]),
 }
 OUTPUT_ARGS = {
-    "--out": ("golden", 1, ["--grad-output", "g.bin", "--output", "g.bin", "--out", "BAD",
+    "--out": ("golden", 2, ["--grad-output", "g.bin", "--output", "g.bin", "--out", "BAD",
                             "--dtype", "float32"]),
     "--json": ("compare", 2, ["g.bin", "g.bin", "--dtype", "float32", "--json", "BAD"]),
+    "--csv": ("compare", 2, ["g.bin", "g.bin", "--dtype", "float32", "--csv", "BAD"]),
 }
 
 

@@ -40,9 +40,8 @@ def _aclnn(shapes="((4,),(4,),(4,))", dtypes="('float32','float32','float32')", 
 
 MALFORMED = {
     "unknown dtype": (_atk(dtype="fp8"), "gradOutput: unknown dtype 'fp8'; choose one of"),
-    "lo above hi": (_atk(range_values=[1, -1]), "bad range [1, -1]: need finite lo < hi"),
-    "infinite bound": (_atk(range_values=["-inf", 1]), "need finite lo < hi"),
-    "huge bound": (_atk(range_values=[0, 10**400]), "need finite lo < hi"),
+    "lo above hi": (_atk(range_values=[1, -1]), "bad range [1, -1]: need lo < hi"),
+    "inf above -inf": (_atk(range_values=["inf", "-inf"]), "need lo < hi"),
     "word for a range": (_atk(range_values=["big"]), "bad range ['big']"),
     "three numbers": (_atk(range_values=[0, 1, 2]), "bad range [0, 1, 2]"),
     "range without a value": (_atk(range_values=[1e-9, 2e-9]), "no float16 value lies in it"),
@@ -102,7 +101,7 @@ def test_an_out_dir_that_is_a_file(tmp_path, capsys):
     status, _, err = run(capsys, "golden", "--cases", tmp_path / "cases.json", "--out-dir",
                          tmp_path / "out")
     one_line_error(status, err, f"--out-dir: {tmp_path / 'out'} is a regular file, expected "
-                                "a directory (made if missing)", code=1)
+                                "a directory (made if missing)")
 
 
 @pytest.mark.parametrize("args, message", [

@@ -133,38 +133,43 @@ def _inputs(tmp_path):
     (tmp_path / "r.bin").write_bytes(b"previous result")  # must survive any error
 
 
+# case -> (arguments, "usage" (argparse's) or "error" (the command's), both
+# exiting 2 before anything is written, or None: no error; the message)
 ERRORS = {
     "missing file": (["--grad-output", "nope.bin", "--output", "y.bin", "--dtype", "float32"],
-                     1, "--grad-output: nope.bin does not exist, expected a .npy or raw data "
-                        "file"),
+                     "error", "--grad-output: nope.bin does not exist, expected a .npy or raw "
+                              "data file"),
     "size not a multiple": (["--grad-output", "g.bin", "--output", "y.bin", "--dtype",
-                             "complex128"], 1, "holds 24 bytes, not a whole number of complex128"),
+                             "complex128"], "error",
+                            "holds 24 bytes, not a whole number of complex128"),
     "size not the shape": (["--grad-output", "g.bin", "--output", "y.bin", "--dtype",
-                            "float32", "--shape", "2,4"], 1,
+                            "float32", "--shape", "2,4"], "error",
                            "holds 6 float32 values \\(24 bytes\\), but --shape 2,4 needs 8"),
     "unknown dtype": (["--grad-output", "g.bin", "--output", "y.bin", "--dtype", "float8"],
-                      2, "unknown dtype 'float8'; choose one of float16, bfloat16"),
-    "raw without dtype": (["--grad-output", "g.bin", "--output", "y.bin"], 1,
+                      "usage", "unknown dtype 'float8'; choose one of float16, bfloat16"),
+    "raw without dtype": (["--grad-output", "g.bin", "--output", "y.bin"], "error",
                           "g.bin is a raw file: give its dtype with --dtype"),
     "bad shape": (["--grad-output", "g.bin", "--output", "y.bin", "--dtype", "float32",
-                   "--shape", "2,three"], 2, "bad shape '2,three'"),
+                   "--shape", "2,three"], "usage", "bad shape '2,three'"),
     "negative shape": (["--grad-output", "g.bin", "--output", "y.bin", "--dtype", "float32",
-                        "--shape", "-6"], 2, "dimensions must be >= 0"),
-    "shape with npy": (["--grad-output", "g.npy", "--output", "g.npy", "--shape", "2,3"], 1,
+                        "--shape", "-6"], "usage", "dimensions must be >= 0"),
+    "shape with npy": (["--grad-output", "g.npy", "--output", "g.npy", "--shape", "2,3"], "error",
                        "--shape describes raw inputs"),
     "not broadcastable": (["--grad-output", "g.npy", "--output", "y.bin", "--dtype",
-                           "float32", "--shape", "3,2"], 1, "could not be broadcast together"),
+                           "float32", "--shape", "3,2"], "error",
+                          "could not be broadcast together"),
     "castable (control)": (["--grad-output", "g.npy", "--output", "g.npy", "--dtype",
-                            "complex64"], 0, None),  # float32 -> complex64 is allowed
+                            "complex64"], None, None),  # float32 -> complex64 is allowed
     "complex into real": (["--grad-output", "c.npy", "--output", "g.npy", "--dtype",
-                           "float32"], 1, "input 0 from dtype.*complex64.* to dtype.*float32"),
-    "unsupported npy dtype": (["--grad-output", "u.npy", "--output", "g.npy"], 1,
+                           "float32"], "error",
+                          "input 0 from dtype.*complex64.* to dtype.*float32"),
+    "unsupported npy dtype": (["--grad-output", "u.npy", "--output", "g.npy"], "error",
                               "grad_output's dtype, dtype\\('<U1'\\), is not supported"),
-    "object npy": (["--grad-output", "o.npy", "--output", "g.npy"], 1,
+    "object npy": (["--grad-output", "o.npy", "--output", "g.npy"], "error",
                    "o.npy is not a readable .npy file"),
-    "garbage npy": (["--grad-output", "g.npy", "--output", "junk.npy"], 1,
+    "garbage npy": (["--grad-output", "g.npy", "--output", "junk.npy"], "error",
                     "junk.npy is not a readable .npy file"),
-    "missing argument": (["--grad-output", "g.bin", "--dtype", "float32"], 2,
+    "missing argument": (["--grad-output", "g.bin", "--dtype", "float32"], "usage",
                          "the following arguments are required: --output"),
 }
 
@@ -177,23 +182,24 @@ def test_errors_are_one_line_and_leave_the_output_alone(tmp_path, capsys, monkey
     np.save(tmp_path / "o.npy", np.array([None]), allow_pickle=True)
     (tmp_path / "junk.npy").write_bytes(b"not an npy file")
     monkeypatch.chdir(tmp_path)
-    args, status, message = ERRORS[case]
-    out_name = "r.bin" if status else "r.npy"
+    args, kind, message = ERRORS[case]
+    out_name = "r.bin" if kind else "r.npy"
     before = files(tmp_path)
-    if status == 2:  # argparse's usage errors exit
+    if kind == "usage":  # argparse's usage errors exit
         with pytest.raises(SystemExit) as exc:
             main(["golden", *args, "--out", out_name])
         got, err = exc.value.code, capsys.readouterr().err
     else:
         got = main(["golden", *args, "--out", out_name])
         err = capsys.readouterr().err
-    assert got == status
-    if status:
+    assert got == (2 if kind else 0)
+    if kind:
         assert "Traceback" not in err
         prog = "python -m sigmoid_backward golden"
         # one line; a usage error adds where the help is
-        assert err.startswith(f"{prog}: error: ") and err.count("\n") == status, err
-        assert status == 1 or err.endswith(f"\nTry '{prog} --help'.\n"), err
+        lines = 2 if kind == "usage" else 1
+        assert err.startswith(f"{prog}: error: ") and err.count("\n") == lines, err
+        assert kind == "error" or err.endswith(f"\nTry '{prog} --help'.\n"), err
         assert re.search(message, err), err
         assert (tmp_path / "r.bin").read_bytes() == b"previous result"
         assert files(tmp_path) == before  # no temporary file left behind
@@ -224,7 +230,7 @@ def test_failed_write_keeps_the_previous_file(tmp_path, capsys, monkeypatch, fai
     monkeypatch.setattr(golden.np, "save", save_half_then_fail)
     status, _, err = run_golden(capsys, "--grad-output", tmp_path / "g.npy", "--output",
                              tmp_path / "g.npy", "--out", tmp_path / "r.npy")
-    assert status == (1 if isinstance(failure, OSError) else 130)
+    assert status == (3 if isinstance(failure, OSError) else 130)  # 3: a failed write
     assert "No space left on device" in err or "interrupted" in err
     assert (tmp_path / "r.npy").read_bytes() == previous
     assert files(tmp_path) == before
@@ -251,7 +257,7 @@ def test_command_line_error_is_one_line_without_traceback(tmp_path):
     (tmp_path / "g.bin").write_bytes(b"\0" * 10)
     proc = _run("--grad-output", "g.bin", "--output", "g.bin", "--out", "r.bin",
                 "--dtype", "float32", cwd=tmp_path)
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert proc.stderr == ("python -m sigmoid_backward golden: error: --grad-output: g.bin "
                            "holds 10 bytes, not a whole number of float32 values "
                            "(4 bytes each)\n")
@@ -260,7 +266,7 @@ def test_command_line_error_is_one_line_without_traceback(tmp_path):
     assert usage.startswith("usage: python -m sigmoid_backward golden")
 
 
-# --- input errors are one line, exit 1 ---------------------------------------
+# --- input errors are one line, exit 2 ---------------------------------------
 
 def _npy_with_header(path, shape, descr="<f4", payload=b"\0" * 16):
     with open(path, "wb") as f:

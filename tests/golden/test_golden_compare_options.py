@@ -99,9 +99,32 @@ def test_standard_all_with_csv_rows_per_case_and_standard(tmp_path, capsys):
     assert {r["status"] for r in rows} <= {"PASS", "WARNING", "FAIL"}
     failed = {r["standard"] for r in rows if r["status"] != "PASS"}
     assert failed and status == 1
-    assert {r["status"] for r in rows if r["case"] == "aclnnSigmoidBackward_0"} == {"PASS"}
-    assert "FAIL" in {r["status"] for r in rows if r["case"] == "aclnnSigmoidBackward_1"}
+    assert {r["status"] for r in rows if r["name"] == "aclnnSigmoidBackward_0"} == {"PASS"}
+    assert "FAIL" in {r["status"] for r in rows if r["name"] == "aclnnSigmoidBackward_1"}
     assert len(json.loads(report.read_text())["cases"]) == 3 * len(STANDARDS)
+
+
+def test_standard_all_gives_a_case_not_judged_one_error_row(tmp_path, capsys):
+    """A case whose output is missing is one ERROR row, whatever the
+    standards asked; the others are judged under each, and the exit status
+    is the verdicts' (1: case #1 fails), else 3 (not judged)."""
+    manifest, device = _campaign(tmp_path, capsys)
+    cases_ = json.loads(manifest.read_text())["cases"]
+    (device / cases_[2]["golden"]).unlink()
+    table, report = tmp_path / "r.csv", tmp_path / "r.json"
+    status, out, err = run(capsys, "compare", "--manifest", manifest, "--actual-dir", device,
+                           "--standard", "all", "--csv", table, "--json", report)
+    assert (status, err) == (1, "")
+    rows = list(csv.DictReader(table.open()))
+    assert len(rows) == 2 * len(STANDARDS) + 1
+    error = [r for r in rows if r["status"] == "ERROR"]
+    assert [(r["name"], r["standard"]) for r in error] == [(cases_[2]["name"], "all")]
+    assert "does not exist" in error[0]["error"] and error[0]["numel"] == ""
+    assert json.loads(report.read_text())["counts"]["ERROR"] == 1
+    (device / cases_[1]["golden"]).unlink()
+    status, out, err = run(capsys, "compare", "--manifest", manifest, "--actual-dir", device,
+                           "--standard", "all")
+    assert (status, err) == (3, "") and out.count("\nERROR ") == 2
 
 
 def test_overrides_are_applied_and_reported(tmp_path, capsys):

@@ -60,8 +60,8 @@ def test_map_pairs_outputs_named_otherwise(tmp_path, capsys):
     golden = np.fromfile(tmp_path / "out" / "one_golden.bin", np.float32)
     golden.tofile(device / "output_0.bin")
     manifest = tmp_path / "out" / "manifest.json"
-    status, _, err = run(capsys, "compare", "--manifest", manifest, "--actual-dir", device)
-    assert status == 2 and "one_golden.bin" in err
+    status, out, err = run(capsys, "compare", "--manifest", manifest, "--actual-dir", device)
+    assert (status, err) == (3, "") and out.startswith("ERROR one ") and "one_golden.bin" in out
     (tmp_path / "map.json").write_text(json.dumps({"one": "output_0.bin"}))
     status, out, _ = run(capsys, "compare", "--manifest", manifest, "--actual-dir", device,
                          "--map", tmp_path / "map.json")

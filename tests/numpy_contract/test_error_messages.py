@@ -17,7 +17,8 @@ import re
 import numpy as np
 import pytest
 
-from sigmoid_backward import _kernels, sigmoid_backward, ufunc
+from sigmoid_backward import sigmoid_backward, ufunc
+from sigmoid_backward._kernel import _kernels
 
 from dtypes_catalogue import BFLOAT16, by_name
 

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 import sigmoid_backward as sb
-from sigmoid_backward import _kernels, reference
+from sigmoid_backward import reference
+from sigmoid_backward._kernel import _kernels
 
 from dtypes_catalogue import ALL_DTYPES
 from helpers import assert_same, random_array

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import sigmoid_backward as sbm
-from sigmoid_backward import _kernels, reference, sigmoid_backward, ufunc
+from sigmoid_backward import reference, sigmoid_backward, ufunc
+from sigmoid_backward._kernel import _kernels
 
 from dtypes_catalogue import ALL_DTYPES, BFLOAT16
 from helpers import assert_same, random_array, specials
@@ -53,7 +54,7 @@ def test_a_loop_for_every_pair_of_dtypes(g, y):
                     reason="NumPy 2.0 ufuncs have no __dict__")
 def test_names_as_numpys_ufuncs_have_them():
     assert ufunc.__qualname__ == ufunc.__name__ == "sigmoid_backward"
-    assert ufunc.__module__ == "sigmoid_backward._ufunc"
+    assert ufunc.__module__ == "sigmoid_backward._numpy._ufunc"
     # numpy.ma wraps a binary ufunc by these names
     masked = np.ma.core._MaskedBinaryOperation(ufunc)
     result = masked(np.ma.array([1.0, 2.0], mask=[False, True]), 0.5)

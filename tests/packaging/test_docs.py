@@ -137,3 +137,25 @@ def test_aclnn_example_runs(capsys):
     assert blocks, "docs/aclnn.md has no python block that calls aclnnSigmoidBackward"
     exec(compile(blocks[0], "docs/aclnn.md", "exec"), {})
     assert "[0.0, -2.0, -6.0, -12.0]" in capsys.readouterr().out
+
+
+def test_layout_table_names_every_source_file():
+    """docs/development.md's layout table names each file of the layer
+    folders, and names no file that is gone: a newcomer reads the layers
+    there, so a file added or moved without a line fails here."""
+    text = (ROOT / "docs" / "development.md").read_text()
+    table = text[text.index("## Layout"):text.index("## Release files")]
+    package = ROOT / "src" / "sigmoid_backward"
+    if not package.is_dir():
+        pytest.skip("needs the source tree")
+    named = set()
+    for row in re.findall(r"^\| `([^|]*)\|", table, re.M):
+        first, *rest = re.findall(r"`([^`]+)`", "`" + row)
+        folder = first.rpartition("/")[0]
+        named |= {first, *(f"{folder}/{n}" if folder and "/" not in n else n for n in rest)}
+    layers = ("_kernel", "_numpy", "_frameworks", "_tools")
+    files = {f"{p.parent.name}/{p.name}" for layer in layers
+             for p in (package / layer).iterdir() if p.name != "__init__.py" and p.is_file()}
+    assert files - named == set(), "docs/development.md's layout table misses these files"
+    gone = {n for n in named if n.split("/")[0] in layers and not (package / n).exists()}
+    assert gone == set(), "docs/development.md's layout table names files that are gone"

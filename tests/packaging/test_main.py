@@ -15,7 +15,7 @@ import pytest
 
 import sigmoid_backward
 from sigmoid_backward import __main__ as cli
-from sigmoid_backward import _cli, _show_config
+from sigmoid_backward._tools import _cli, _show_config
 
 
 def test_main_job_prints_document_example_and_timing():
@@ -130,7 +130,7 @@ def test_help_exits_0_and_names_the_subcommands():
 def test_usage_lists_every_subcommand_with_its_summary(monkeypatch):
     """Whatever SUBCOMMANDS holds, each with its module docstring's first
     sentence (read without importing it)."""
-    monkeypatch.setitem(cli.SUBCOMMANDS, "extra", "._threads")
+    monkeypatch.setitem(cli.SUBCOMMANDS, "extra", "._kernel._threads")
     text = cli.usage()
     assert "[{bench,golden,compare,extra} ...]" in text.splitlines()[0]
     assert "  bench     sigmoid_backward side by side with its peers" in text
@@ -178,8 +178,8 @@ def test_messages_name_the_program_as_it_was_run(tmp_path, how, prog):
             2, f"{prog} {sub}: error: unrecognized arguments: --nope\n"
                f"Try '{prog} {sub} --help'.\n")
     proc = run("golden", "--grad-output", "nope.npy", "--output", "nope.npy", "--out", "r.npy")
-    assert (proc.returncode, proc.stderr) == (
-        1, f"{prog} golden: error: --grad-output: nope.npy does not exist, expected a .npy "
+    assert (proc.returncode, proc.stderr) == (  # found before anything is written: 2
+        2, f"{prog} golden: error: --grad-output: nope.npy does not exist, expected a .npy "
            f"or raw data file\n")
     proc = run("compare", "nope.npy", "nope.npy")
     assert proc.returncode == 2 and proc.stderr.startswith(f"{prog} compare: error: ")

@@ -8,7 +8,9 @@ import sys
 import pytest
 
 import sigmoid_backward as sb
-from sigmoid_backward import _build_config, _kernels, _show_config, _threads
+from sigmoid_backward import _build_config
+from sigmoid_backward._kernel import _kernels, _threads
+from sigmoid_backward._tools import _show_config
 
 from helpers import usable_cpus
 

@@ -15,8 +15,8 @@ Python sequences carry their lengths, so the ``*Num`` arguments are gone::
     status = aclnnSigmoidBackward(workspace, workspace_size, executor, stream)
     status = aclrtSynchronizeStream(stream)
 
-The arithmetic is the core library's kernels (``sigmoid_backward._kernels``)
-and its dtype rules (``sigmoid_backward._dtypes``); this package only checks,
+The arithmetic is the core library's kernels (``sigmoid_backward._kernel._kernels``)
+and its dtype rules (``sigmoid_backward._kernel._dtypes``); this package only checks,
 plans and schedules.  See ``example.py`` for the operator document's calling
 example, docs/aclnn.md for the reference and docs/semantics.md for the
 operator's checks and statuses.

@@ -11,7 +11,7 @@ import enum
 import ml_dtypes
 import numpy as np
 
-from .. import _dtypes
+from .._kernel import _dtypes
 
 
 class aclnnStatus(enum.IntEnum):

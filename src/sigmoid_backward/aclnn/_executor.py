@@ -29,8 +29,8 @@ import threading
 
 import numpy as np
 
-from .. import _dtypes, _threads
-from .._ufunc import ufunc
+from .._kernel import _dtypes, _threads
+from .._numpy._ufunc import ufunc
 from . import _buffer, _soc
 from ._constants import ACL_OF_COMPUTE_DTYPE, COMPUTE_DTYPES, INT64_MAX, aclDataType, aclnnStatus
 from ._errors import fail
@@ -237,11 +237,12 @@ def aclnnSigmoidBackward(workspace, workspace_size, executor, stream):
     aclnnStatus
         ACLNN_SUCCESS; ACLNN_ERR_PARAM_NULLPTR for a null executor;
         ACLNN_ERR_PARAM_INVALID for a spent or destroyed executor, a bad
-        stream, or a workspace that is missing, read-only, too small or
-        overlapping a tensor (nothing is written, and the executor stays
-        usable); ACLNN_ERR_RUNTIME_ERROR if the computation failed, or for
-        a stream created in another process (before a fork(); the executor
-        stays usable).
+        stream, a gradInput made read-only since phase 1, or a workspace
+        that is missing, read-only, too small or overlapping a tensor
+        (nothing is written, and the executor stays usable);
+        ACLNN_ERR_RUNTIME_ERROR if the computation failed, or for a stream
+        created in another process (before a fork(); the executor stays
+        usable).
     """
     def invalid(message):
         return fail(aclnnStatus.ACLNN_ERR_PARAM_INVALID, f"{_PHASE2}: {message}")
@@ -270,6 +271,11 @@ def aclnnSigmoidBackward(workspace, workspace_size, executor, stream):
         ws = _workspace(workspace, workspace_size, executor._plan, executor._workspace_size)
         if isinstance(ws, aclnnStatus):
             return ws
+        # gradInput's array may have been made read-only since phase 1 (seen
+        # while its tensor lives: a destroyed one no longer holds the array).
+        if executor._tensors is not None and not executor._tensors[2].source_writable():
+            return invalid(f"gradInput ({executor._tensors[2].describe()}) was made "
+                           f"read-only after phase 1")
         # The run holds the plan and the workspace, whatever happens to the
         # executor, the tensors or the caller's references meanwhile.  Its
         # thread count is the launching thread's (threadpoolctl limits are

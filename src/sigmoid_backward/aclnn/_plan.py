@@ -22,7 +22,7 @@ from typing import Literal
 
 import numpy as np
 
-from .._kernels import Direct, compute_into, direct
+from .._kernel._kernels import Direct, compute_into, direct
 
 ALIGN = 64
 

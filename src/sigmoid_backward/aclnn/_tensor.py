@@ -49,13 +49,16 @@ class aclTensor:
         Any value is kept; the operator does not look at it.
     """
 
-    __slots__ = ("_descriptor", "_bytes", "_reach", "__weakref__")
+    __slots__ = ("_descriptor", "_bytes", "_reach", "_source", "__weakref__")
 
     def __init__(self, view_dims, data_type, stride, offset, format, storage_dims,
-                 data, reach):
+                 data, reach, source=None):
         self._descriptor = (view_dims, data_type, stride, offset, format, storage_dims)
         self._bytes = data      # 1-d uint8 view of the buffer; None once destroyed
         self._reach = reach     # highest element index the view reaches, or None if empty
+        # The caller's array: its WRITEABLE flag can be cleared after the
+        # tensor was made, which our own view of its bytes does not see.
+        self._source = source if isinstance(source, np.ndarray) else None
 
     view_dims = property(lambda self: self._descriptor[0])
     data_type = property(lambda self: self._descriptor[1])
@@ -78,8 +81,22 @@ class aclTensor:
 
     @property
     def writable(self):
-        """Whether the buffer behind it accepts writes."""
-        return self._bytes is not None and self._bytes.flags.writeable
+        """Whether the buffer behind it accepts writes: our view of it, and
+        the caller's array (and the arrays it views), now."""
+        return self._bytes is not None and self._bytes.flags.writeable \
+            and self.source_writable()
+
+    def source_writable(self):
+        """Whether the caller's array, and every array it is a view of, still
+        accept writes (``arr.flags.writeable = False`` after aclCreateTensor
+        must stop the operator writing it).  True once the tensor is
+        destroyed: it no longer holds the array."""
+        arr = self._source
+        while isinstance(arr, np.ndarray):
+            if not arr.flags.writeable:
+                return False
+            arr = arr.base
+        return True
 
     @property
     def size(self):
@@ -196,7 +213,8 @@ def _create(view_dims, data_type, stride, offset, format, storage_dims, tensor_d
             raise _Invalid(f"the view (dims {list(view_dims)}, stride {list(stride)}, "
                            f"offset {offset}) reaches element {reach}, outside the "
                            f"{storage_size} elements of storage_dims {list(storage_dims)}")
-    return aclTensor(view_dims, data_type, stride, offset, format, storage_dims, data, reach)
+    return aclTensor(view_dims, data_type, stride, offset, format, storage_dims, data, reach,
+                     tensor_data)
 
 
 def aclCreateTensor(view_dims, data_type, stride, offset, format, storage_dims, tensor_data):
@@ -254,7 +272,7 @@ def aclDestroyTensor(tensor):
     if tensor.destroyed:
         return fail(aclnnStatus.ACLNN_ERR_PARAM_INVALID,
                     f"aclDestroyTensor: {tensor!r} was already destroyed")
-    tensor._bytes = None
+    tensor._bytes = tensor._source = None  # the caller's memory is no longer ours to hold
     return aclnnStatus.ACLNN_SUCCESS
 
 

@@ -9,7 +9,7 @@ compares the real kernel with.  It is not part of the library's API.
 """
 cimport numpy as cnp
 
-from sigmoid_backward._kernels cimport parallel_share_bytes
+from sigmoid_backward._kernel._kernels cimport parallel_share_bytes
 
 cnp.import_array()
 

@@ -26,8 +26,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import OPENMP_ENABLED, _dtypes, _kernels, _threads, sigmoid_backward
-from .._cli import ArgumentParser, command
+from .. import OPENMP_ENABLED, sigmoid_backward
+from .._kernel import _dtypes, _kernels, _threads
+from .._tools._cli import ArgumentParser, command
 from . import small_calls, timing
 from ._bandwidth_floor import bandwidth_floor
 from .timing import compare, fmt_size, fmt_time, make_inputs, sample_rounds

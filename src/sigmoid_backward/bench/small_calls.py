@@ -9,8 +9,8 @@ reference: the cheapest call into a ufunc.
 """
 import numpy as np
 
-from .._function import sigmoid_backward
-from .._ufunc import ufunc
+from .._numpy._function import sigmoid_backward
+from .._numpy._ufunc import ufunc
 
 
 def cases(n=1000, seed=0):

@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from .. import _threads
+from .._kernel import _threads
 
 # Seconds of samples per contender and case, and the bounds on their count.
 TARGET_SECONDS = 0.3

@@ -35,10 +35,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _dtypes
-from .._paths import check_file
-from .._ufunc import ufunc
-from ._bits import inner_bounds, number_json, real_part_dtype
+from .._kernel import _dtypes
+from .._numpy._ufunc import ufunc
+from .._tools._paths import check_file
+from ._bits import _step, inner_bounds, number_json, real_part_dtype, rounded
 from ._dtype_names import choices, lookup, name_of
 from ._errors import CaseFileError
 from ._standards import ALIASES, ATK_ACC, STANDARDS, resolve
@@ -114,9 +114,15 @@ def cases(path):
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise CaseFileError(f"--cases: {path} is not valid JSON: {exc}") from None
+        except RecursionError:  # nested deeper than Python's stack
+            raise CaseFileError(f"--cases: {path}: JSON nested too deeply to be a case "
+                                f"file") from None
         found = _atk_cases(path, data)
     else:
-        found = _csv_cases(path, text)
+        try:
+            found = _csv_cases(path, text)
+        except csv.Error as exc:  # a field over csv.field_size_limit(), a stray NUL
+            raise CaseFileError(f"--cases: {path} is not a readable csv: {exc}") from None
     names = [case.name for case in found]
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup is not None:
@@ -240,7 +246,7 @@ def _literal(text, where, column):
         raise ValueError(f"unexpected {ast.unparse(node)!r}")
     try:
         return convert(ast.parse(text.strip(), mode="eval").body)
-    except (SyntaxError, ValueError, TypeError) as exc:
+    except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError) as exc:
         raise CaseFileError(f"--cases: {where}: column {column} is not a literal: "
                             f"{text!r} ({exc})") from None
 
@@ -284,7 +290,31 @@ def _tolerance(row, where):
     if absolute.strip():
         tolerance["atol"] = _number(_literal(absolute, where, "absolute_precision"), where,
                                     "absolute_precision")
-    return tolerance or None
+    return check_tolerance(tolerance, where) or None
+
+
+def check_tolerance(tolerance, where, columns=True):
+    """``tolerance`` ({"rtol", "ptol", "atol"}, each optional), refused unless
+    each is a finite number >= 0 and ptol <= 1: a NaN would judge nothing.
+    ``columns``: name the csv column each comes from in the message."""
+    if tolerance is None:
+        return None
+    if not isinstance(tolerance, dict):
+        raise CaseFileError(f"--cases: {where}: tolerance {tolerance!r} is not a dict of "
+                            f"rtol, ptol, atol")
+    column = {"rtol": "precision_tolerances", "ptol": "precision_tolerances",
+              "atol": "absolute_precision"}
+    for key, value in tolerance.items():
+        if key not in column:
+            raise CaseFileError(f"--cases: {where}: unknown tolerance {key!r}; expected rtol, "
+                                f"ptol or atol")
+        ok = isinstance(value, int | float | np.floating | np.integer) \
+            and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+        if not ok or (key == "ptol" and value > 1):
+            limits = "in [0, 1]" if key == "ptol" else "finite and >= 0"
+            field = f"{column[key]}: {key}" if columns else key
+            raise CaseFileError(f"--cases: {where}: {field} {value!r} is not {limits}")
+    return tolerance
 
 
 def _number(value, where, column):
@@ -390,6 +420,9 @@ def _shape(value, where):
     if len(value) > MAX_DIMS:
         raise CaseFileError(f"--cases: {where}: shape {list(value)} has {len(value)} dims; "
                             f"{OPERATOR} takes at most {MAX_DIMS}")
+    if math.prod(value) > np.iinfo(np.intp).max:  # before NumPy wraps or refuses it
+        raise CaseFileError(f"--cases: {where}: shape {list(value)} is too large "
+                            f"({math.prod(value)} values)")
     return tuple(value)
 
 
@@ -422,9 +455,17 @@ def _range(value, dtype, where):
         raise CaseFileError(f"--cases: {where}: bad range {value!r}: expected [lo, hi] or "
                             f"one special value")
     lo, hi = numbers
+    if not lo < hi:
+        raise CaseFileError(f"--cases: {where}: bad range {value!r}: need lo < hi")
+    # An infinite bound (ATK's ["-inf", "inf"]) stands for the dtype's
+    # largest finite value: values are drawn over the whole finite range.
+    largest = float(_step(rounded(math.inf, real_part_dtype(dtype)), real_part_dtype(dtype),
+                          -1))
+    lo = -largest if lo == -math.inf else lo
+    hi = largest if hi == math.inf else hi
     if not lo < hi or not all(map(math.isfinite, (float(lo), float(hi)))):
-        raise CaseFileError(f"--cases: {where}: bad range {value!r}: need finite "
-                            f"lo < hi")
+        raise CaseFileError(f"--cases: {where}: bad range {value!r}: need lo < hi, "
+                            f"finite or infinite")
     if inner_bounds(real_part_dtype(dtype), lo, hi) is None:
         raise CaseFileError(f"--cases: {where}: bad range {value!r}: no {name_of(dtype)} "
                             f"value lies in it")
@@ -437,6 +478,41 @@ def _input(name, dtype, shape, value_range, where):
     where = f"{where}: {name}"
     dtype = _dtype(dtype, where)
     return Input(name, dtype, _shape(shape, where), _range(value_range, dtype, where))
+
+
+def checked_case(case):
+    """A :class:`Case` from the Python API, checked as a case file's would be
+    (its names, dtypes, shapes, ranges and tolerance), or a CaseFileError."""
+    if not isinstance(case, Case):
+        raise CaseFileError(f"--cases: {case!r} is not a Case")
+    where = f"case {case.name!r}"
+    if not isinstance(case.name, str) or not case.name:
+        raise CaseFileError(f"--cases: {where}: name is not a non-empty string")
+    if not isinstance(case.inputs, tuple | list) or not all(
+            isinstance(i, Input) for i in case.inputs):
+        raise CaseFileError(f"--cases: {where}: inputs are not Input objects")
+    inputs = tuple(_input(i.name, _api_dtype(i.dtype, where), list(i.shape) if isinstance(
+        i.shape, tuple | list) else i.shape, list(i.range), where) for i in case.inputs)
+    names = sorted(ROLES[i.name] for i in inputs)
+    if names != ["grad_output", "output"]:
+        raise CaseFileError(f"--cases: {where}: inputs are "
+                            f"{', '.join(i.name for i in inputs)}; expected a grad_output "
+                            f"(gradOutput or dy) and an output (output or y)")
+    built = _case(case.name, inputs, where, _api_dtype(case.dtype, where),
+                  check_tolerance(case.tolerance, where))
+    shape = _shape(list(case.shape) if isinstance(case.shape, tuple | list) else case.shape,
+                   where)
+    if shape != built.shape:
+        raise CaseFileError(f"--cases: {where}: shape {list(shape)}, but the inputs "
+                            f"broadcast to {list(built.shape)}")
+    return built
+
+
+def _api_dtype(dtype, where):
+    try:
+        return _dtype(name_of(np.dtype(dtype)), where)
+    except TypeError:
+        raise CaseFileError(f"--cases: {where}: unknown dtype {dtype!r}") from None
 
 
 def _case(name, inputs, where, out_dtype=None, tolerance=None):

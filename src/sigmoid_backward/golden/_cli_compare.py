@@ -10,25 +10,35 @@ its golden under one of the precision standards NPU tests use.
 
 Files are read in chunks, so memory stays bounded whatever their size.  One
 line per case on stdout, a summary, and with ``--json REPORT`` every result
-in full.  Exit status: 0 if every case passes, 1 if any fails, 2 for a
-usage error or a file that cannot be read (one line on stderr).
+in full, with ``--csv TABLE`` a row per case and standard.  A case of a manifest that
+cannot be judged (its output missing, unreadable, of another dtype or
+shape; its golden outside the manifest's folder) is an ERROR with its
+reason, and the others go on.  The reports are written, each all or
+nothing, before the exit status: 0 if every case passes, 1 if any fails, 3
+if none fails but some are ERROR, 2 for a usage error or an argument that
+cannot be read, found before any case runs and anything is written (one
+line on stderr).  A closed stdout (``| head``) is not an error.
 """
 import argparse
 import json
 import os
 import signal
 import sys
+from dataclasses import dataclass
 
-from .._atomic_write import Signals, Terminated, WriteError, check_target, replace_file
-from .._cli import ArgumentParser, command
-from .._paths import check_directory, check_file
-from ._args import dtype_arg, shape_arg
+from .._tools._cli import ArgumentParser, command
+from .._tools._paths import check_directory, check_file
+from ._args import dtype_arg, print_line, shape_arg
+from ._atomic_write import Signals, Terminated, WriteError, check_target, replace_file
+from ._casefile import check_tolerance
 from ._compare import ALL, CHUNK, compare_many, csv_rows
 from ._dtype_names import choices, lookup
 from ._dumps import BF16_AS, open_output, read_map
 from ._errors import GoldenError
-from ._files import ArrayFile, is_npy
+from ._files import ArrayFile, is_npy, open_data
 from ._standards import ALIASES, ATK_ACC, DEFAULT, STANDARDS, Options, resolve
+
+FAILED, NOT_JUDGED = 1, 3  # exit statuses (2: usage, argparse's)
 
 
 def _prog():
@@ -43,7 +53,8 @@ def _parser():
         prog=_prog(), formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Compare a device's output with its golden under a precision standard\n"
                     "of NPU operator tests; exit 0 if every case passes, 1 if any fails,\n"
-                    "2 on usage errors and unreadable files.",
+                    "3 if none fails but some could not be judged (ERROR), 2 on usage\n"
+                    "errors and unreadable arguments (nothing written).",
         epilog=f"standards (docs/golden.md has their numbers):\n{standards}")
     p.add_argument("actual", nargs="?", metavar="ACTUAL", help="the device's output file")
     p.add_argument("golden", nargs="?", metavar="GOLDEN", help="the golden file")
@@ -66,8 +77,6 @@ def _parser():
     p.add_argument("--third-party", metavar="FILE",
                    help="a second device's output (same dtype and shape), for msprobe's "
                         "NPU/GPU ratio rule")
-    p.add_argument("--csv", metavar="TABLE",
-                   help="also write a table: one row per case and standard")
     p.add_argument("--bf16-as", choices=BF16_AS, default=None,
                    help="the device's bfloat16 output is stored as float32 values or uint16 "
                         "bits (.npy or raw)")
@@ -78,6 +87,9 @@ def _parser():
                    help="print each result's error histogram (log2 buckets of the "
                         "standard's own error measure)")
     p.add_argument("--json", metavar="REPORT", help="also write every result to this file")
+    p.add_argument("--csv", metavar="TABLE",
+                   help="also write a table to this file: one row per case and standard, "
+                        "its status (PASS, WARNING, FAIL, ERROR) and metrics")
     p.add_argument("--worst", type=int, default=5, metavar="K",
                    help="how many of the worst elements to report (default 5)")
     return p
@@ -89,8 +101,11 @@ def _tolerance_arg(key):
             value = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if not value >= 0 or value == float("inf"):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number >= 0")
+        try:
+            check_tolerance({key: value}, f"--{key}", columns=False)
+        except GoldenError:
+            limits = "in [0, 1]" if key == "ptol" else "a finite number >= 0"
+            raise argparse.ArgumentTypeError(f"{text!r} is not {limits}") from None
         return value
     parse.__name__ = f"--{key}"
     return parse
@@ -128,45 +143,54 @@ def _pair(actual, golden, dtype, shape, bf16_as=None):
     opened[second] = ArrayFile(paths[second], second, dtype, shape)
     a, g = opened["ACTUAL"], opened["GOLDEN"]
     if a.dtype.newbyteorder("=") != g.dtype.newbyteorder("="):
-        raise GoldenError(f"ACTUAL holds {a.dtype.name}, GOLDEN {g.dtype.name}")
+        raise GoldenError(f"ACTUAL has dtype {a.dtype.name}, GOLDEN {g.dtype.name}")
     if tuple(a.shape) != tuple(g.shape):
         raise GoldenError(f"ACTUAL has shape {list(a.shape)}, GOLDEN {list(g.shape)}")
     return a, g
 
 
-def _manifest_pairs(manifest, actual_dir, names=None, bf16_as=None):
-    """(name, actual, golden, tolerance) of every case, all opened first, so
-    that a missing or short file stops the run before any comparison."""
+def _load_manifest(manifest, actual_dir):
+    """The manifest's list of cases, or a GoldenError (exit 2, nothing
+    written) when the manifest itself cannot be read."""
     check_file(manifest, "--manifest", "a manifest.json written by golden --cases",
                GoldenError)
     check_directory(actual_dir, "--actual-dir", "a directory of the device's outputs",
                     GoldenError)
     try:
-        with open(manifest, encoding="utf-8") as f:
-            cases = json.load(f)["cases"]
-        folder = os.path.dirname(os.path.abspath(manifest))
-        found = []
-        for case in cases:
-            dtype, shape = lookup(case["dtype"]), tuple(case["shape"])
-            golden = os.path.join(folder, case["golden"])
-            own = os.path.basename(case["golden"])
-            names = names or {}
-            actual = os.path.join(actual_dir, names.get(case["name"], names.get(own, own)))
-            found.append((case["name"], [open_output(actual, "--actual-dir", dtype, shape,
-                                                     bf16_as),
-                                     ArrayFile(golden, "--manifest", dtype, shape)],
-                          case.get("tolerance"), _case_standard(case)))
-        return found
+        with open_data(manifest, "--manifest") as f:
+            cases = json.loads(f.read().decode("utf-8"))["cases"]
+        if not isinstance(cases, list):
+            raise TypeError("'cases' is not a list")
+        return cases
+    except RecursionError:
+        raise GoldenError(f"--manifest: {manifest}: JSON nested too deeply to be a "
+                          f"manifest") from None
     except OSError as exc:
         raise GoldenError(f"--manifest: cannot read {manifest}: {exc}") from None
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError) as exc:  # UnicodeDecodeError too
         if isinstance(exc, GoldenError):
             raise
         raise GoldenError(f"--manifest: {manifest} is not a manifest of golden --cases "
                           f"({type(exc).__name__}: {exc})") from None
 
 
-def _case_standard(case):
+def _case_name(case, n):
+    name = case.get("name") if isinstance(case, dict) else None
+    return name if isinstance(name, str) and name else f"case #{n}"
+
+
+def _plain_name(value, where):
+    """A file name of the manifest: one plain name inside its folder.  An
+    absolute path, a ``..`` or a separator would read a file elsewhere."""
+    if not isinstance(value, str) or not value or value in (".", "..") \
+            or os.path.basename(value) != value or (os.altsep or "/") in value \
+            or "\0" in value:
+        raise GoldenError(f"{where}: golden {value!r} is outside the manifest's folder, "
+                          f"refused: it must be a plain file name")
+    return value
+
+
+def _case_standard(case, where):
     """The standard a manifest case asks for (ATK's ``"standard": {"acc":
     ...}``, kept by golden --cases), or None."""
     acc = case.get("standard")
@@ -175,52 +199,161 @@ def _case_standard(case):
     try:
         return ATK_ACC.get(acc, None) or resolve(acc)
     except (KeyError, TypeError):
-        raise GoldenError(f"--manifest: {case['name']}: unknown standard {acc!r}; known: "
+        raise GoldenError(f"{where}: unknown standard {acc!r}; known: "
                           f"{', '.join([*ATK_ACC, *STANDARDS])}") from None
 
 
-def _judge(args, name, files, tolerance, case_standard):
-    """Every result of one case: under --standard, else its own, else the default."""
+def _open_case(case, n, folder, actual_dir, names, bf16_as):
+    """(name, [actual, golden], tolerance) of a case of the
+    manifest, or a GoldenError saying, in one line, why the case cannot be
+    judged.  ``names``: --map's device file names; ``bf16_as``: how the
+    device stored a bfloat16 output."""
+    name = _case_name(case, n)
+    where = f"--manifest: {name}"
+    if not isinstance(case, dict):
+        raise GoldenError(f"{where}: not a case object")
+    if "error" in case:
+        raise GoldenError(f"{where}: golden --cases could not write it: {case['error']}")
+    try:
+        dtype = lookup(case["dtype"])
+        shape = case["shape"]
+        if not isinstance(shape, list) or not all(
+                isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
+            raise GoldenError(f"{where}: shape {shape!r} is not a list of integers >= 0")
+        golden = _plain_name(case["golden"], where)
+    except KeyError as exc:
+        raise GoldenError(f"{where}: missing or unknown {exc}") from None
+    except TypeError as exc:
+        raise GoldenError(f"{where}: {exc}") from None
+    tolerance = case.get("tolerance")
+    try:
+        check_tolerance(tolerance, f"{name}")
+    except GoldenError as exc:
+        raise GoldenError(f"--manifest: {str(exc).removeprefix('--cases: ')}") from None
+    golden_file = ArrayFile(os.path.join(folder, golden), f"{where}: golden", dtype,
+                            tuple(shape), nofollow=True)
+    own = names.get(name, names.get(golden, golden))  # read_map's are plain names too
+    actual = open_output(os.path.join(actual_dir, own), f"{where}: --actual-dir", dtype,
+                         tuple(shape), bf16_as)
+    return name, [actual, golden_file], tolerance
+
+
+def _judge(args, files, name=None, tolerance=None, case_standard=None):
+    """Every result of one case: under --standard, else its own, else the
+    default; each printed with its notes, overrides and histogram."""
     standard = args.standard or case_standard or DEFAULT
     overrides = {k: getattr(args, k) for k in ("rtol", "atol", "ptol")
                  if getattr(args, k) is not None}
     options = Options(tolerance=tolerance, overrides=overrides,
                       benchmark=args.benchmark_precision, third_party=len(files) > 2)
     chunks = zip(*(f.chunks(CHUNK) for f in files), strict=True)
-    a = files[1]  # the golden: what the output must hold
-    results = compare_many(chunks, a.dtype.newbyteorder("="), a.shape, standard, options,
+    g = files[1]  # the golden: what the output must hold
+    results = compare_many(chunks, g.dtype.newbyteorder("="), g.shape, standard, options,
                            args.worst, name, args.hist)
     for result in results:
-        print(result.line(), flush=True)
+        print_line(result.line())
         for note in result.notes:
-            print(f"  note: {note}")
+            print_line(f"  note: {note}")
         if result.limits.get("overridden"):
-            print("  overridden: " + ", ".join(f"{k} = {result.limits[k]}"
-                                                for k in result.limits["overridden"]))
+            print_line("  overridden: " + ", ".join(f"{k} = {result.limits[k]}"
+                                                     for k in result.limits["overridden"]))
         for bucket, count in (result.hist or {}).items():
-            print(f"  {bucket:>8}: {count}")
+            print_line(f"  {bucket:>8}: {count}")
     return results
 
 
 def run(args):
-    """Compare every case; return the results."""
+    """Judge every case; return the results: CompareResult, or CaseError
+    for a case that could not be judged (the campaign goes on)."""
     for path, label in ((args.json, "--json"), (args.csv, "--csv")):
         if path is not None:
             check_target(path, label)  # refuse a bad report path before comparing
-    if args.manifest is not None:
-        names = read_map(args.map) if args.map is not None else None
-        todo = _manifest_pairs(args.manifest, args.actual_dir, names, args.bf16_as)
-    else:
+    results = []
+    if args.manifest is None:
         a, g = _pair(args.actual, args.golden, args.dtype, args.shape, args.bf16_as)
         files = [a, g]
         if args.third_party is not None:
-            files.append(ArrayFile(args.third_party, "--third-party", a.dtype.newbyteorder("="),
-                                   a.shape))
-        todo = [(None, files, None, None)]
-    results = []
-    for name, files, tolerance, case_standard in todo:
-        results.extend(_judge(args, name, files, tolerance, case_standard))
+            files.append(ArrayFile(args.third_party, "--third-party", g.dtype.newbyteorder("="),
+                                   g.shape))
+        return _judge(args, files)
+    names = read_map(args.map) if args.map is not None else {}
+    cases = _load_manifest(args.manifest, args.actual_dir)
+    folder = os.path.dirname(os.path.abspath(args.manifest))
+    for n, case in enumerate(cases):
+        name = _case_name(case, n)
+        # One ERROR row for a case not judged, whatever the standards asked.
+        standard = args.standard or DEFAULT
+        try:
+            own = _case_standard(case, f"--manifest: {name}") if isinstance(case, dict) \
+                else None
+            standard = args.standard or own or DEFAULT
+            name, files, tolerance = _open_case(case, n, folder, args.actual_dir, names,
+                                                args.bf16_as)
+            results.extend(_judge(args, files, name, tolerance, own))
+            continue
+        except (GoldenError, MemoryError, OSError) as exc:
+            error = CaseError(name, standard,
+                              " ".join((str(exc) or "not enough memory").split()))
+        except Exception as exc:  # not foreseen: still this case's ERROR, not the run's
+            error = CaseError(name, standard,
+                              " ".join(f"unexpected {type(exc).__name__}: {exc}".split()))
+        print_line(error.line())
+        results.append(error)
     return results
+
+
+@dataclass
+class CaseError:
+    """A case that could not be judged: a missing, unreadable, wrong-dtype or
+    wrong-shaped output or golden.  It is in the reports as ERROR."""
+    name: str
+    standard: str
+    reason: str
+    passed = False
+    status = "error"
+
+    def line(self):
+        return f"ERROR {self.name} {self.standard}: {self.reason}"
+
+    def as_dict(self):
+        return {"name": self.name, "status": "ERROR", "passed": False,
+                "standard": self.standard, "error": self.reason}
+
+
+def status_of(result):
+    """PASS, WARNING (msprobe's middle tier), FAIL, or ERROR (not judged)."""
+    return result.status.upper()
+
+
+def json_text(results, standard):
+    counts = {s: sum(status_of(r) == s for r in results)
+              for s in ("PASS", "WARNING", "FAIL", "ERROR")}
+    cases = []
+    for r in results:
+        case = r.as_dict()
+        case["status"] = status_of(r)
+        cases.append(case)
+    report = {"standard": standard, "passed": counts["PASS"] == len(results),
+              "counts": counts, "cases": cases}
+    return json.dumps(report, indent=1, allow_nan=False) + "\n"
+
+
+def write_reports(args, results, signals):
+    """The --json and --csv reports, each all or nothing."""
+    standard = args.standard or "per case"
+    for path, label, text in ((args.json, "--json", lambda: json_text(results, standard)),
+                              (args.csv, "--csv", lambda: csv_rows(results))):
+        if path is not None:
+            data = text().encode()
+            replace_file(path, lambda f, data=data: f.write(data), signals, {}, label=label)
+
+
+def exit_status(results):
+    """0 every case passes; 1 a case fails or warns (a verdict, which
+    outranks); 3 some case could not be judged."""
+    statuses = {status_of(r) for r in results}
+    return FAILED if statuses & {"FAIL", "WARNING"} else \
+        NOT_JUDGED if "ERROR" in statuses else 0
 
 
 def main(argv):
@@ -231,37 +364,39 @@ def main(argv):
     with Signals() as signals:
         try:
             results = run(args)
-            passed = sum(r.passed for r in results)
-            standards = sorted({r.standard for r in results})
+            judged = [r for r in results if not isinstance(r, CaseError)]
+            errors = len(results) - len(judged)
+            standards = sorted({r.standard for r in judged}) or [args.standard or DEFAULT]
             what = "cases" if len(standards) == 1 else "results"
-            print(f"{passed} of {len(results)} {what} passed under {', '.join(standards)}")
-            if args.csv is not None:
-                text = csv_rows(results)
-                replace_file(args.csv, lambda f: f.write(text.encode()), signals, {},
-                             label="--csv")
-            if args.json is not None:
-                report = {"standard": args.standard or "per case",
-                          "passed": passed == len(results),
-                          "cases": [r.as_dict() for r in results]}
-                text = json.dumps(report, indent=1, allow_nan=False) + "\n"
-                replace_file(args.json, lambda f: f.write(text.encode()), signals, {},
-                             label="--json")
+            print_line(f"{sum(r.passed for r in judged)} of {len(results)} {what} passed "
+                       f"under {', '.join(standards)}"
+                       + (f", {errors} ERROR (not judged)" if errors else ""))
         except (GoldenError, WriteError) as exc:
             return _error(str(exc))
         except MemoryError:
             return _error("not enough memory for these files")
         except KeyboardInterrupt:
-            print(f"{_prog()}: interrupted", file=sys.stderr)
-            return 128 + signal.SIGINT
+            return _stopped("interrupted", signal.SIGINT)
         except Terminated as exc:
-            print(f"{_prog()}: terminated by {signal.Signals(exc.signum).name}",
-                  file=sys.stderr)
-            return 128 + int(exc.signum)
+            return _stopped(f"terminated by {signal.Signals(exc.signum).name}", exc.signum)
         except Exception as exc:  # a case not foreseen above: still one line
             return _error(f"unexpected {type(exc).__name__}: {exc}")
-    return 0 if passed == len(results) else 1
+        try:  # the cases ran: the reports are written whatever stdout did
+            write_reports(args, results, signals)
+        except WriteError as exc:
+            return _error(str(exc), NOT_JUDGED)
+        except KeyboardInterrupt:
+            return _stopped("interrupted", signal.SIGINT)
+        except Terminated as exc:
+            return _stopped(f"terminated by {signal.Signals(exc.signum).name}", exc.signum)
+    return exit_status(results)
 
 
-def _error(message):
+def _stopped(why, signum):
+    print(f"{_prog()}: {why}", file=sys.stderr)
+    return 128 + int(signum)
+
+
+def _error(message, status=2):
     print(f"{_prog()}: error: {' '.join(message.split())}", file=sys.stderr)
-    return 2
+    return status

@@ -8,35 +8,42 @@ Two modes:
   the result.  ``--dtype``, when given, is also the compute and result dtype
   (for ``.npy`` inputs it is the function's ``dtype=``); otherwise the
   inputs' promotion.  The result is written in the format its name says
-  (``R.npy``, or raw), all or nothing (``_atomic_write``).  Errors (a
-  missing file, a size that does not match the shape, inputs that do not
-  broadcast, ...) print one line on stderr and exit with status 1; usage
-  errors exit with status 2, as argparse does.
+  (``R.npy``, or raw), all or nothing (``_atomic_write``).
 - **a case set**: ``--cases FILE --out-dir DIR [--format bin|npy] [--seed
-  N]`` writes every case's inputs, golden and ``DIR/manifest.json``
-  (``_generate``), a line per case.  A case file that cannot be read or is
-  malformed exits with status 2; a failure to write, with status 1.
+  N] [--max-bytes N]`` writes every case's inputs, golden and
+  ``DIR/manifest.json`` (``_generate``), a line per case.
+
+Exit status, as ``compare``'s: 0 when everything was written; 2 for a usage
+error or a bad argument or file (a missing input, a size that does not match
+the shape, a malformed case file, a case set over ``--max-bytes``), found
+before anything is written; 3 when a write failed once writing began (a
+full disk, a symlink planted in the folder): with ``--cases``, the other
+cases are written all the same and the manifest marks the lost ones
+``"error"``.  Every error is one line on stderr.
 
 SIGINT, SIGTERM or SIGHUP remove the file being written; the command then
 exits with 128 + the signal's number (130, 143, 129), as a shell reports a
 command the signal killed.
 """
+import argparse
 import signal
 import sys
 
 import numpy as np
 
-from .._atomic_write import Signals, Terminated, WriteError, check_target, replace_file
-from .._cli import ArgumentParser, command
-from .._function import sigmoid_backward
-from ._args import dtype_arg, shape_arg
+from .._numpy._function import sigmoid_backward
+from .._tools._cli import ArgumentParser, command
+from ._args import dtype_arg, print_line, shape_arg
+from ._atomic_write import Signals, Terminated, WriteError, check_target, replace_file
 from ._dtype_names import DTYPES
-from ._errors import CaseFileError, GoldenError
+from ._errors import GoldenError
 from ._files import is_npy, read_npy, read_raw
 from ._generate import FORMATS, generate
 
 SINGLE = ("grad_output", "output", "out")
-CASE_SET = ("out_dir", "format", "seed")
+CASE_SET = ("out_dir", "format", "seed", "max_bytes")
+# Exit statuses (docs/golden.md): 1, a case failing its standard, is compare's.
+REFUSED, NOT_WRITTEN = 2, 3
 
 
 def _prog():
@@ -74,7 +81,20 @@ def _parser():
                        help="raw little-endian .bin files (default) or .npy")
     cases.add_argument("--seed", type=int, metavar="N",
                        help="mixed with each case's name into its seed (default 0)")
+    cases.add_argument("--max-bytes", type=_bytes_arg, metavar="N",
+                       help="refuse a case set whose files would take more than N bytes "
+                            "(default: the free space of the disk)")
     return p
+
+
+def _bytes_arg(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"bad byte count {text!r}: expected an integer >= 0")
+    return value
 
 
 def _options(names):
@@ -130,13 +150,21 @@ def run(args, signals=None, progress=None):
             f"{','.join(map(str, result.shape)) or '()'}")
 
 
-def _run_cases(args, signals, done):
+def _run_cases(args, signals, done, progress):
+    """Write the case set; return (summary line, how many cases were lost)."""
     def log(line):
+        progress["writing"] = True
         done.append(line)
-        print(line, flush=True)
+        print_line(line)
     manifest = generate(args.cases, args.out_dir, fmt=args.format or "bin",
-                        seed=args.seed or 0, log=log, signals=signals)
-    return f"wrote {len(manifest['cases'])} cases and their manifest.json to {args.out_dir}"
+                        seed=args.seed or 0, log=log, signals=signals,
+                        max_bytes=args.max_bytes)
+    lost = [c["name"] for c in manifest["cases"] if "error" in c]
+    written = len(manifest["cases"]) - len(lost)
+    if lost:
+        return (f"wrote {written} of {len(manifest['cases'])} cases and their manifest.json "
+                f"to {args.out_dir}; ERROR (not written): {', '.join(lost)}", len(lost))
+    return f"wrote {written} cases and their manifest.json to {args.out_dir}", 0
 
 
 def main(argv):
@@ -146,26 +174,27 @@ def main(argv):
     _check_mode(p, args)
     progress: dict[str, object] = {}
     done: list[str] = []
+    lost = 0
     with Signals() as signals:
         try:
             if args.cases is None:
-                print(run(args, signals, progress))
+                print_line(run(args, signals, progress))
             else:
-                print(_run_cases(args, signals, done))
-        except CaseFileError as exc:
-            return _error(str(exc), 2)
-        except (GoldenError, WriteError) as exc:
-            return _error(str(exc), 1)
-        except MemoryError:
-            return _error("not enough memory for these inputs", 1)
+                line, lost = _run_cases(args, signals, done, progress)
+                print_line(line)
+        except (GoldenError, WriteError, MemoryError) as exc:
+            # Found before the first write: nothing was written (2); else 3.
+            status = NOT_WRITTEN if progress.get("writing") else REFUSED
+            return _error(str(exc) or "not enough memory for these inputs", status)
         except KeyboardInterrupt:
             return _stopped("interrupted", args, progress, done, signal.SIGINT)
         except Terminated as exc:
             return _stopped(f"terminated by {signal.Signals(exc.signum).name}", args,
                             progress, done, exc.signum)
         except Exception as exc:  # a case not foreseen above: still one line
-            return _error(f"unexpected {type(exc).__name__}: {exc}", 1)
-    return 0
+            status = NOT_WRITTEN if progress.get("writing") else REFUSED
+            return _error(f"unexpected {type(exc).__name__}: {exc}", status)
+    return NOT_WRITTEN if lost else 0
 
 
 def _error(message, status):

@@ -8,11 +8,11 @@ the standard's limits and tallies, and the metrics reported always (see
 """
 import csv
 import io
-import math
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from ._casefile import check_tolerance
 from ._dtype_names import DTYPES, as_supported, name_of
 from ._errors import GoldenError
 from ._metrics import Chunk, Tally, Worst
@@ -105,21 +105,6 @@ def standards_named(standard):
     return [standard_named(s) for s in standard]
 
 
-def check_tolerances(tolerance, overrides):
-    """Refuse a tolerance that is not a finite number >= 0, naming it."""
-    for where, values in (("tolerance", tolerance or {}), ("overrides", overrides or {})):
-        if not isinstance(values, dict):
-            raise GoldenError(f"{where}: expected a dict of rtol, atol, ptol, got "
-                              f"{type(values).__name__}")
-        for key, value in values.items():
-            if key not in ("rtol", "atol", "ptol"):
-                raise GoldenError(f"{where}: unknown key {key!r}; expected rtol, atol, ptol")
-            if isinstance(value, bool) or not isinstance(value, int | float) or \
-                    not math.isfinite(value) or value < 0:
-                raise GoldenError(f"{where}: {key} must be a finite number >= 0, "
-                                  f"got {value!r}")
-
-
 def compare_many(chunks, dtype, shape, standards, options=None, k=5, name=None, hist=False):
     """Judge an output under several standards in one pass over its chunks:
     ``(actual, golden)`` or ``(actual, golden, third_party)`` 1-d chunks
@@ -176,33 +161,52 @@ def _json_numbers(totals):
     return {k: number_json(v) if isinstance(v, float) else v for k, v in totals.items()}
 
 
+def check_arguments(tolerance, k, overrides=None):
+    """Refuse, naming it, a ``tolerance`` or ``overrides`` that is not
+    rtol/ptol/atol finite and >= 0 (ptol <= 1), and a ``k`` that is not an
+    integer >= 0: a NaN tolerance would judge every element wrong and call
+    it a FAIL."""
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 0:
+        raise GoldenError(f"k: {k!r} is not an integer >= 0")
+    for what, values in (("tolerance", tolerance), ("overrides", overrides)):
+        try:
+            check_tolerance(values, "compare()", columns=False)
+        except GoldenError as exc:
+            raise GoldenError(f"{what}: {str(exc).removeprefix('--cases: compare(): ')}") \
+                from None
+
+
 def compare_chunks(pairs, dtype, shape, standard=DEFAULT, tolerance=None, k=5, name=None):
     """Compare an output with its golden given as ``(actual, golden)`` pairs of
     1-d chunks that follow each other in C order; see :func:`compare`."""
-    check_tolerances(tolerance, None)
+    check_arguments(tolerance, k)
     return compare_many(pairs, dtype, shape, [standard], Options(tolerance=tolerance), k,
                         name)[0]
 
 
-CSV_COLUMNS = ("case", "standard", "status", "dtype", "shape", "numel", "mismatches",
+CSV_COLUMNS = ("name", "standard", "status", "dtype", "shape", "numel", "mismatches",
                "mismatch_ratio", "max_abs_error", "mare", "mere", "rmse", "cosine",
                "thousandth_ratio", "five_thousandth_ratio", "inf_nan_mismatches",
-               "bit_exact_ratio", "max_ulp", "mean_ulp", "overridden", "notes")
+               "bit_exact_ratio", "max_ulp", "mean_ulp", "overridden", "notes", "error")
 
 
 def csv_rows(results):
     """The CSV table of results: a header, then one row per case and
-    standard, its status PASS, WARNING (msprobe's middle tier) or FAIL."""
+    standard, its status PASS, WARNING (msprobe's middle tier) or FAIL; a
+    case that could not be judged (its ``as_dict`` has ``error``) is one
+    ERROR row with the reason and no metrics."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    writer = csv.DictWriter(out, CSV_COLUMNS, extrasaction="ignore", restval="",
+                            lineterminator="\n")
+    writer.writeheader()
     for r in results:
-        row = dict(r.as_dict(), case=r.name or "", status=r.status.upper(),
-                   shape="x".join(map(str, r.shape)),
-                   overridden=" ".join(f"{k}={r.limits[k]}"
-                                       for k in r.limits.get("overridden", ())),
-                   notes="; ".join(r.notes))
-        writer.writerow(["" if row[c] is None else row[c] for c in CSV_COLUMNS])
+        row = dict(r.as_dict(), status=r.status.upper())
+        if isinstance(r, CompareResult):
+            row.update(name=r.name or "", shape="x".join(map(str, r.shape)),
+                       overridden=" ".join(f"{k}={r.limits[k]}"
+                                           for k in r.limits.get("overridden", ())),
+                       notes="; ".join(r.notes))
+        writer.writerow({k: "" if v is None else v for k, v in row.items()})
     return out.getvalue()
 
 
@@ -255,14 +259,13 @@ def compare(actual, golden, standard=DEFAULT, *, tolerance=None, k=5, name=None,
     Raises
     ------
     ValueError
-        Unknown standard, unsupported dtype, a bad tolerance or ``k``, or
-        the arrays differ in dtype or shape.
+        Unknown standard, unsupported dtype, the arrays differ in dtype or
+        shape, a tolerance or override that is not finite and >= 0
+        (ptol <= 1), or a ``k`` that is not an integer >= 0.
     """
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 0:
-        raise GoldenError(f"k must be an integer >= 0, got {k!r}")
+    check_arguments(tolerance, k, overrides)
     if benchmark not in (None, "same", "raised"):
         raise GoldenError(f"benchmark must be 'same' or 'raised', got {benchmark!r}")
-    check_tolerances(tolerance, overrides)
     arrays = [_checked(actual, "actual"), _checked(golden, "golden")]
     if third_party is not None:
         arrays.append(_checked(third_party, "third_party"))

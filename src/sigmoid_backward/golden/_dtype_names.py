@@ -7,7 +7,7 @@ and users may also write the short names of ATK and the msprobe/TTK tools
 """
 import numpy as np
 
-from .. import _dtypes
+from .._kernel import _dtypes
 
 # The NPU operator's dtypes (aclnnSigmoidBackward's list), which golden data
 # may have: the operator's, not the package's table, so a dtype the CPU

@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-from .. import _dtypes
+from .._kernel import _dtypes
 from ._dtype_names import DTYPES, as_supported
 from ._errors import GoldenError
 from ._files import ArrayFile, check_data_file

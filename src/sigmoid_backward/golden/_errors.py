@@ -4,9 +4,9 @@
 class GoldenError(ValueError):
     """A problem with the user's files or arguments: reported in one line.
 
-    ``python -m sigmoid_backward golden`` exits 1 on it (with input files,
-    as it always has, and on a failure to write a case set); ``compare``
-    exits 2.  A ValueError, for callers of the Python API."""
+    Both commands exit 2 on it when it is found before anything is written;
+    once a campaign runs, it makes that one case an ERROR (exit 3).  A
+    ValueError, for callers of the Python API."""
 
 
 class CaseFileError(GoldenError):

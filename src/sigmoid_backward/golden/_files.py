@@ -12,11 +12,13 @@ with :func:`write_chunks`, so that a 164M-element case never sits in memory
 whole.
 """
 import io
+import math
 import os
+import stat
 
 import numpy as np
 
-from .._paths import check_file
+from .._tools._paths import check_file, kind
 from ._dtype_names import DTYPES, as_supported
 from ._errors import GoldenError
 
@@ -30,6 +32,44 @@ def check_data_file(path, what):
     check_file(path, what, DATA_FILE, GoldenError)
 
 
+def open_data(path, what, nofollow=False):
+    """``path`` open for reading in binary, once it is known to be a regular
+    file: opened without blocking (a FIFO put in its place after the check
+    would block a plain open until a writer came) and checked again on the
+    open file, so that nothing swapped in between is read.  ``nofollow``:
+    a symlink is refused (a manifest's files stay inside its folder)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) \
+        | getattr(os, "O_CLOEXEC", 0) | (getattr(os, "O_NOFOLLOW", 0) if nofollow else 0)
+    if nofollow and os.path.islink(path):  # where O_NOFOLLOW is missing too
+        raise GoldenError(f"{what}: {path} is a symlink, refused: the file must be in "
+                          f"the folder itself")
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if nofollow and os.path.islink(path):
+            raise GoldenError(f"{what}: {path} is a symlink, refused: the file must be in "
+                              f"the folder itself") from None
+        raise GoldenError(f"{what}: cannot read {path}: {exc.strerror or exc}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise GoldenError(f"{what}: {path} is {kind(mode)}, not a regular file, "
+                          f"expected {DATA_FILE}")
+    if hasattr(os, "set_blocking"):
+        os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def element_count(shape, what, path):
+    """The number of values of ``shape``, exactly (no int64 wrap: a header
+    claiming (2**32, 2**32) must not pass as 0 values)."""
+    count = math.prod(int(n) for n in shape)
+    if count > np.iinfo(np.intp).max:
+        raise GoldenError(f"{what}: {path} declares shape {_shape_text(shape)}: too large "
+                          f"({count} values)")
+    return count
+
+
 def is_npy(path):
     return str(path).lower().endswith(".npy")
 
@@ -38,8 +78,11 @@ def read_npy(path, what):
     """The whole array of a .npy file; ``what`` names it in errors."""
     check_data_file(path, what)
     try:
-        arr = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError, OverflowError, TypeError) as exc:
+        with open_data(path, what) as f:
+            arr = np.load(f, allow_pickle=False)
+    except (OSError, ValueError, EOFError, OverflowError, TypeError, MemoryError) as exc:
+        if isinstance(exc, GoldenError):
+            raise
         # OverflowError, ValueError: a header declaring an impossible shape
         raise GoldenError(f"{what}: {path} is not a readable .npy file: {exc}") from None
     if not isinstance(arr, np.ndarray):  # np.load opens .npz archives whatever their name
@@ -61,18 +104,23 @@ def raw_count(path, what, dtype, shape):
     if dtype is None:
         raise GoldenError(f"{what}: {path} is a raw file: give its dtype with --dtype "
                           f"(one of {', '.join(DTYPES)})")
-    try:
-        size = os.path.getsize(path)
-    except OSError as exc:
-        raise GoldenError(f"{what}: cannot read {path}: {exc}") from None
+    with open_data(path, what) as f:
+        size = os.fstat(f.fileno()).st_size
     count, extra = divmod(size, dtype.itemsize)
     if extra:
         raise GoldenError(f"{what}: {path} holds {size} bytes, not a whole number of "
                           f"{dtype} values ({dtype.itemsize} bytes each)")
-    if shape is not None and count != int(np.prod(shape, dtype=object)):
+    needed = None if shape is None else math.prod(int(n) for n in shape)
+    if needed is not None and count != needed:
+        per_value, rest = divmod(size, needed) if needed else (0, 1)
+        if not rest and per_value in (1, 2, 4, 8, 16) and per_value != dtype.itemsize:
+            # The size fits the shape in another dtype: say dtype, not shape.
+            raise GoldenError(f"{what}: {path} holds {size} bytes, {per_value} per value "
+                              f"for shape {_shape_text(shape)}, but its dtype should be "
+                              f"{dtype} ({dtype.itemsize} bytes): a dtype mismatch")
         raise GoldenError(f"{what}: {path} holds {count} {dtype} values "
                           f"({size} bytes), but --shape {_shape_text(shape)} "
-                          f"needs {int(np.prod(shape, dtype=object))}")
+                          f"needs {needed}")
     return count
 
 
@@ -80,7 +128,8 @@ def read_raw(path, what, dtype, shape):
     """The whole array of a raw file; one dimension when ``shape`` is None."""
     count = raw_count(path, what, dtype, shape)
     try:
-        arr = np.fromfile(path, dtype=dtype)
+        with open_data(path, what) as f:
+            arr = np.fromfile(f, dtype=dtype)
     except OSError as exc:
         raise GoldenError(f"{what}: cannot read {path}: {exc}") from None
     if arr.size != count:  # the file changed while we read it
@@ -100,8 +149,8 @@ class ArrayFile:
     file has its own, which ``dtype`` and ``shape``, when given, must match.
     :meth:`chunks` yields the values in C order, native byte order."""
 
-    def __init__(self, path, what, dtype=None, shape=None):
-        self.path, self.what = str(path), what
+    def __init__(self, path, what, dtype=None, shape=None, nofollow=False):
+        self.path, self.what, self.nofollow = str(path), what, nofollow
         self.fortran = False
         if is_npy(path):
             self._open_npy(dtype, shape)
@@ -114,13 +163,16 @@ class ArrayFile:
         fmt = np.lib.format
         check_data_file(self.path, self.what)
         try:
-            with open(self.path, "rb") as f:
+            with open_data(self.path, self.what, self.nofollow) as f:
                 version = fmt.read_magic(f)
                 read = fmt.read_array_header_1_0 if version == (1, 0) \
                     else fmt.read_array_header_2_0
                 self.shape, self.fortran, stored = read(f)
                 self.offset = f.tell()
+                file_size = os.fstat(f.fileno()).st_size
         except (OSError, ValueError, EOFError, OverflowError, TypeError) as exc:
+            if isinstance(exc, GoldenError):
+                raise
             raise GoldenError(f"{self.what}: {self.path} is not a readable .npy file: "
                               f"{exc}") from None
         self.dtype = as_supported(np.empty(0, stored)).dtype
@@ -128,18 +180,20 @@ class ArrayFile:
             raise GoldenError(f"{self.what}: {self.path} holds {stored}, not one of "
                               f"{', '.join(DTYPES)}")
         if dtype is not None and self.dtype.newbyteorder("=") != dtype:
-            raise GoldenError(f"{self.what}: {self.path} holds {self.dtype.name}, "
+            raise GoldenError(f"{self.what}: {self.path} has dtype {self.dtype.name}, "
                               f"not {np.dtype(dtype).name}")
         if shape is not None and tuple(self.shape) != tuple(shape):
             raise GoldenError(f"{self.what}: {self.path} has shape {_shape_text(self.shape)}"
                               f", not {_shape_text(shape)}")
-        expected = self.offset + self.size * self.dtype.itemsize
-        if os.path.getsize(self.path) < expected:
-            raise GoldenError(f"{self.what}: {self.path} is shorter than its header says")
+        expected = self.offset + element_count(self.shape, self.what, self.path) \
+            * self.dtype.itemsize
+        if file_size < expected:
+            raise GoldenError(f"{self.what}: {self.path} is shorter than its header says "
+                              f"({file_size} bytes, not {expected})")
 
     @property
     def size(self):
-        return int(np.prod(self.shape, dtype=np.int64))
+        return element_count(self.shape, self.what, self.path)
 
     def read(self):
         """The whole array, shaped."""
@@ -157,7 +211,7 @@ class ArrayFile:
             return
         native = self.dtype.newbyteorder("=")
         buf = np.empty(min(count, self.size), self.dtype)
-        with open(self.path, "rb") as f:
+        with open_data(self.path, self.what, self.nofollow) as f:
             f.seek(self.offset)
             for start in range(0, self.size, count):
                 part = buf[:min(count, self.size - start)]

@@ -19,17 +19,20 @@ other (their shapes differ) are computed whole.
 """
 import hashlib
 import json
+import math
 import os
 import re
+import shutil
 
 import numpy as np
 
-from .._atomic_write import Signals, WriteError, replace_file
-from .._function import sigmoid_backward
-from .._paths import check_directory
-from .._ufunc import ufunc
+from .._numpy._function import sigmoid_backward
+from .._numpy._ufunc import ufunc
+from .._tools._paths import check_directory
+from ._atomic_write import Folder, Signals, WriteError
 from ._bits import inner_bounds, real_part_dtype, rounded
 from ._casefile import cases as read_cases
+from ._casefile import checked_case
 from ._dtype_names import name_of
 from ._errors import CaseFileError, GoldenError
 from ._files import ArrayFile, write_chunks
@@ -73,11 +76,15 @@ def input_chunks(inp, seed, index, chunk=CHUNK):
 
 
 def _file_name(case_name, part, fmt):
-    return f"{re.sub(r'[^A-Za-z0-9._-]', '_', case_name)}_{part}.{fmt}"
+    """A plain file name in the folder: every character outside
+    ``[A-Za-z0-9._-]`` of the case's and the input's names (which the
+    Python API takes as given) becomes ``_``, so no name leaves the folder."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", f"{case_name}_{part}") + f".{fmt}"
 
 
 def _golden_chunks(case, files, chunk):
-    """The golden in chunks, from the input files as written."""
+    """The golden in chunks, from the input files as written (the folder is
+    locked meanwhile: no other run can have replaced them)."""
     g, y = (files[case.operand(role)] for role in ("grad_output", "output"))
     if g.shape != y.shape:  # broadcasting: whole arrays
         result = sigmoid_backward(g.read(), y.read())
@@ -91,14 +98,17 @@ def _golden_chunks(case, files, chunk):
         yield sigmoid_backward(g_part, y_part, out=out[:g_part.size], dtype=computed)
 
 
-def _write(path, chunks, dtype, shape, fmt, signals):
-    replace_file(path, lambda f: write_chunks(f, chunks, dtype, shape, fmt == "npy"),
-                 signals, {}, label="--out-dir")
+def _write(folder, name, chunks, dtype, shape, fmt, signals):
+    folder.replace(name, lambda f: write_chunks(f, chunks, dtype, shape, fmt == "npy"),
+                   signals)
 
 
 def generate_case(case, out_dir, fmt="bin", seed=0, signals=None, chunk=CHUNK):
-    """Write one case's inputs and golden to ``out_dir``; return its
-    manifest entry."""
+    """Write one case's inputs and golden to ``out_dir`` (a path, or an open
+    :class:`Folder`); return its manifest entry."""
+    if not isinstance(out_dir, Folder):
+        with Folder(out_dir) as folder:
+            return generate_case(case, folder, fmt, seed, signals, chunk)
     signals = Signals() if signals is None else signals
     cseed = case_seed(case.name, seed)
     entry = {"name": case.name, "dtype": name_of(case.dtype), "shape": list(case.shape),
@@ -109,33 +119,72 @@ def generate_case(case, out_dir, fmt="bin", seed=0, signals=None, chunk=CHUNK):
     files = []
     for k, inp in enumerate(case.inputs):
         name = _file_name(case.name, inp.name, fmt)
-        path = os.path.join(out_dir, name)
-        _write(path, input_chunks(inp, cseed, k, chunk), inp.dtype, inp.shape, fmt, signals)
-        files.append(ArrayFile(path, inp.name, inp.dtype, inp.shape))
+        _write(out_dir, name, input_chunks(inp, cseed, k, chunk), inp.dtype, inp.shape, fmt,
+               signals)
+        files.append(ArrayFile(os.path.join(out_dir.path, name), f"--out-dir: {inp.name}",
+                               inp.dtype, inp.shape, nofollow=True))
         entry["inputs"].append({"name": inp.name, "file": name, **inp.as_json()})
-    _write(os.path.join(out_dir, entry["golden"]), _golden_chunks(case, files, chunk),
-           case.dtype, case.shape, fmt, signals)
+    _write(out_dir, entry["golden"], _golden_chunks(case, files, chunk), case.dtype,
+           case.shape, fmt, signals)
     return entry
 
 
-def generate(source, out_dir, *, fmt="bin", seed=0, log=None, signals=None):
+def case_bytes(case, fmt):
+    """The bytes a case's files take (headers aside): its inputs and golden."""
+    return sum(math.prod(shape) * np.dtype(dtype).itemsize for dtype, shape in
+               ((case.dtype, case.shape), *((i.dtype, i.shape) for i in case.inputs)))
+
+
+def _free_bytes(path):
+    """The free space of the disk ``path`` is (or would be made) on."""
+    probe = os.path.abspath(path)
+    while not os.path.isdir(probe) and os.path.dirname(probe) != probe:
+        probe = os.path.dirname(probe)
+    try:
+        return shutil.disk_usage(probe).free
+    except OSError:
+        return None
+
+
+def check_size(found, out_dir, fmt, max_bytes):
+    """Refuse, before anything is written, a case set larger than
+    ``max_bytes`` (None: the free space of the disk); name the largest case."""
+    limit = _free_bytes(out_dir) if max_bytes is None else max_bytes
+    if limit is None or not found:
+        return
+    sizes = [case_bytes(case, fmt) for case in found]
+    total = sum(sizes)
+    if total > limit:
+        big = max(range(len(found)), key=sizes.__getitem__)
+        what = "--max-bytes" if max_bytes is not None else "the free disk space"
+        raise CaseFileError(f"--cases: the cases need {total:,} bytes, more than {what} "
+                            f"({limit:,}); the largest, {found[big].name}, "
+                            f"{sizes[big]:,} bytes")
+
+
+def generate(source, out_dir, *, fmt="bin", seed=0, log=None, signals=None, max_bytes=None):
     """Generate inputs and goldens for a set of cases, and their manifest.
 
     Parameters
     ----------
     source : str, os.PathLike or list of Case
-        A case file (ATK json, TTK kernel or aclnn csv), or its cases.
+        A case file (ATK json, TTK kernel or aclnn csv), or its cases (checked
+        as a file's are: input names, dtypes, shapes, ranges, tolerances).
     out_dir : str or os.PathLike
         The folder to write to (made if missing); file names in the
-        manifest are relative to it.
+        manifest are relative to it.  It is locked while the cases are
+        written: a second run into it is refused.
     fmt : {"bin", "npy"}
         Raw little-endian values, or NumPy's format.
     seed : int
         Mixed with each case's name into the case's seed.
     log : callable, optional
-        Called with a line of progress after each case.
+        Called with a line of progress after each case (``ERROR ...`` for
+        a case whose files could not be written).
     signals : Signals, optional
         The signal handling in force (the command line's); none by default.
+    max_bytes : int, optional
+        The most the files may take; by default the disk's free space.
 
     Returns
     -------
@@ -143,33 +192,60 @@ def generate(source, out_dir, *, fmt="bin", seed=0, log=None, signals=None):
         The manifest, also written to ``out_dir/manifest.json``:
         ``{"cases": [{"name", "dtype", "shape", "inputs": [{"name", "file",
         "dtype", "shape", "range"}], "golden", "format", "seed",
-        "tolerance"}]}``.
+        "tolerance"}]}``.  A case whose files could not be written (a full
+        disk, a symlink in the folder) has ``"error"``: the reason, and the
+        others are written all the same.
+
+    Raises
+    ------
+    CaseFileError, GoldenError
+        Before anything is written: a bad argument or case, a case set too
+        large, the folder in use by another run.
     """
     if fmt not in FORMATS:
         raise GoldenError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
-    found = read_cases(source) if isinstance(source, str | os.PathLike) else list(source)
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise GoldenError(f"--seed: {seed!r} is not an integer")
+    if max_bytes is not None and (isinstance(max_bytes, bool)
+                                  or not isinstance(max_bytes, int | np.integer)
+                                  or max_bytes < 0):
+        raise GoldenError(f"--max-bytes: {max_bytes!r} is not an integer >= 0")
+    found = read_cases(source) if isinstance(source, str | os.PathLike) \
+        else [checked_case(case) for case in source]
     out_dir = os.fspath(out_dir)
-    if os.path.exists(out_dir):
+    names = [_file_name(case.name, "golden", fmt) for case in found]
+    clash = next((n for n in names if names.count(n) > 1), None)
+    if clash is not None:
+        raise CaseFileError(f"--cases: two cases would write {clash}: rename one")
+    check_size(found, out_dir, fmt, max_bytes)
+    if os.path.exists(out_dir) or os.path.islink(out_dir):
         check_directory(out_dir, "--out-dir", OUT_DIR, WriteError)
     try:
         os.makedirs(out_dir, exist_ok=True)
     except OSError as exc:  # strerror: the message without the path again
         raise WriteError(f"--out-dir: cannot make {out_dir}: "
                          f"{exc.strerror or exc}") from None
-    names = [_file_name(case.name, "golden", fmt) for case in found]
-    clash = next((n for n in names if names.count(n) > 1), None)
-    if clash is not None:
-        raise CaseFileError(f"--cases: two cases would write {clash}: rename one")
     signals = Signals() if signals is None else signals
-    manifest: dict[str, list] = {"cases": []}
-    for n, case in enumerate(found, 1):
-        manifest["cases"].append(generate_case(case, out_dir, fmt, seed, signals))
-        if log is not None:
-            log(f"{n}/{len(found)} {case.name}: {name_of(case.dtype)} "
-                f"[{', '.join(map(str, case.shape))}], {case.size:,} values")
-    # A case a line: readable, and diffs well.
-    text = '{"cases": [\n' + ",\n".join(json.dumps(c, allow_nan=False)
-                                         for c in manifest["cases"]) + "\n]}\n"
-    replace_file(os.path.join(out_dir, "manifest.json"), lambda f: f.write(text.encode()),
-                 signals, {}, label="--out-dir")
+    with Folder(out_dir) as folder:
+        folder.lock()
+        manifest: dict[str, list] = {"cases": []}
+        for n, case in enumerate(found, 1):
+            try:
+                entry = generate_case(case, folder, fmt, seed, signals)
+                line = (f"{n}/{len(found)} {case.name}: {name_of(case.dtype)} "
+                        f"[{', '.join(map(str, case.shape))}], {case.size:,} values")
+            except (WriteError, GoldenError, MemoryError) as exc:
+                # One case lost, not the campaign: the others go on.
+                reason = " ".join((str(exc) or "not enough memory").split())
+                entry = {"name": case.name, "dtype": name_of(case.dtype),
+                         "shape": list(case.shape), "golden": None, "format": fmt,
+                         "error": reason}
+                line = f"{n}/{len(found)} ERROR {case.name}: {reason}"
+            manifest["cases"].append(entry)
+            if log is not None:
+                log(line)
+        # A case a line: readable, and diffs well.
+        text = '{"cases": [\n' + ",\n".join(json.dumps(c, allow_nan=False)
+                                             for c in manifest["cases"]) + "\n]}\n"
+        folder.replace("manifest.json", lambda f: f.write(text.encode()), signals)
     return manifest

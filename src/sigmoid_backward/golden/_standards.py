@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtypes
+from .._kernel import _dtypes
 from ._bits import real_part_dtype
 from ._dtype_names import name_of
 

@@ -12,8 +12,8 @@ come as raw 2-byte ``|V2`` arrays; the result then goes back the same way.
 """
 import numpy as np
 
-from .._dtypes import BFLOAT16, castable
-from .._function import sigmoid_backward
+from .._kernel._dtypes import BFLOAT16, castable
+from .._numpy._function import sigmoid_backward
 from ._dtype_names import RAW_BFLOAT16, as_supported, lookup
 from ._errors import GoldenError
 

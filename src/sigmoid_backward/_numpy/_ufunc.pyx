@@ -22,10 +22,10 @@ from cpython.object cimport PyObject
 from cpython.pycapsule cimport PyCapsule_New
 from cpython.ref cimport Py_XDECREF
 
-from sigmoid_backward._kernels cimport Kind, compute, kind_of
+from sigmoid_backward._kernel._kernels cimport Kind, compute, kind_of
 
 
-from sigmoid_backward import _dtypes, _kernels
+from sigmoid_backward._kernel import _dtypes, _kernels
 
 cnp.import_array()
 cnp.import_ufunc()

@@ -22,7 +22,7 @@ error is raised as it is.  An argument that overrides ``__array_ufunc__``
 """
 import numpy as np
 
-from . import _dtypes
+from .._kernel import _dtypes
 from ._ufunc import refuse, ufunc
 
 _NDARRAY_UFUNC = np.ndarray.__array_ufunc__

@@ -3,7 +3,7 @@
 # (cython_api.pyx).
 cimport numpy as cnp
 
-from sigmoid_backward._dtype_table cimport Kind
+from sigmoid_backward._kernel._dtype_table cimport Kind
 
 # The kind of a NumPy type number, or -1 when the kernels do not support it
 # (_dtypes.h's table).

@@ -22,10 +22,12 @@ Each entry:
   ``"fn"`` (finite only: the one NaN is all ones, and overflow is NaN);
 - ``convert``: a narrow dtype's scalar conversions to and from float32, by
   the C names of ``_half.h``: ``minifloat`` makes them from ``format``;
-- ``vector``: a narrow dtype's hand-written vector conversions in
-  ``_simd.h``: ``f16`` (F16C), ``bf16``, ``minifloat`` (one-byte formats,
-  through F16C, made from ``format``), or ``None``: the scalar conversions,
-  which the compiler vectorises for each instruction set;
+- ``vector``: a narrow dtype's fast path: ``f16`` (F16C) or ``bf16``,
+  hand-written vector conversions in ``_simd.h``; ``table`` (one-byte
+  dtypes): every instruction set reads the result of each (g, y) pair of
+  codes from a 65,536-entry table, which the scalar conversions' loop fills
+  at import (``_loops.h``); or ``None``: the scalar conversions, which the
+  compiler vectorises for each instruction set;
 - ``xla``: XLA's name of the dtype, for the JAX target's FFI handler.
 
 Only literals here: the build reads this file without importing NumPy.
@@ -43,9 +45,9 @@ DTYPES = (
      "format": (8, 7, 127, "ieee"), "convert": ("sb_bf16_to_f32", "sb_f32_to_bf16"),
      "vector": "bf16", "xla": "BF16"},
     {"name": "float8_e4m3fn", "kind": "F8E4M3FN", "module": "ml_dtypes", "storage": "u8",
-     "format": (4, 3, 7, "fn"), "convert": "minifloat", "vector": "minifloat",
+     "format": (4, 3, 7, "fn"), "convert": "minifloat", "vector": "table",
      "xla": "F8E4M3FN"},
     {"name": "float8_e5m2", "kind": "F8E5M2", "module": "ml_dtypes", "storage": "u8",
-     "format": (5, 2, 15, "ieee"), "convert": "minifloat", "vector": "minifloat",
+     "format": (5, 2, 15, "ieee"), "convert": "minifloat", "vector": "table",
      "xla": "F8E5M2"},
 )

@@ -47,10 +47,8 @@ def load(spec):
             assert SIZES[d["storage"]] * 8 == 1 + d["format"][0] + d["format"][1], \
                 f"{d['name']}: the format's bits do not fill its storage"
             assert d["format"][3] in ("ieee", "fn"), f"{d['name']}: unknown special values"
-            if d["vector"] == "minifloat":   # through float16: its exponent, and inf where it is
-                assert d["storage"] == "u8" and d["format"][0] <= 5 and \
-                    (d["format"][3] == "fn" or d["format"][0] == 5), \
-                    f"{d['name']}: the vector minifloat path takes one-byte formats float16 holds"
+            if d["vector"] == "table":   # 2^16 pairs of one-byte codes
+                assert d["storage"] == "u8", f"{d['name']}: only one-byte dtypes get a table"
     return dtypes
 
 
@@ -97,6 +95,11 @@ def table_header(dtypes):
         out.append(f" \\\n    X({d['kind']}, \"{d['name']}\", {SIZES[d['storage']]}, "
                    f"{widen}, {round_})")
     out.append("\n\n" + "".join(defs) + "\n")
+    tables = [d for d in narrow if d["vector"] == "table"]
+    out.append("/* X(K, t): the one-byte dtypes whose loops read sb_tables[t], the result of\n"
+               " * every (g, y) pair of codes (_loops.h). */\n#define SB_TABLE_DTYPES(X)"
+               + "".join(f" \\\n    X({d['kind']}, {t})" for t, d in enumerate(tables))
+               + f"\n#define SB_NUM_TABLES {len(tables)}\n\n")
     out.append("typedef enum {\n" + "".join(f"    SB_KIND_{k},\n" for k in kinds)
                + "    SB_NUM_KINDS\n} sb_kind;\n\n")
 
@@ -113,6 +116,9 @@ def table_header(dtypes):
                      [d["format"][1] + 1 if "format" in d else 0 for d in dtypes],
                      "A narrow dtype's significand bits, the implicit one included; 0 for "
                      "the others."))
+    out.append(array("int", "sb_kind_table",
+                     [tables.index(d) if d in tables else -1 for d in dtypes],
+                     "The table of results a dtype's loops read (SB_TABLE_DTYPES); -1: none."))
     out.append(array("int", "sb_kind_max_exp",
                      [max_exponent(d) if "format" in d else 0 for d in dtypes],
                      "A narrow dtype's largest finite exponent; 0 for the others."))
@@ -126,6 +132,7 @@ def table_header(dtypes):
 
 
 def isa_loops(dtypes):
+    tables = [d for d in dtypes if d.get("vector") == "table"]
     out = [HEADER, "/* Included by _loops.h, which defines the macros and loops named here. */\n"
            "#ifndef SIGMOID_BACKWARD_ISA_LOOPS_H\n#define SIGMOID_BACKWARD_ISA_LOOPS_H\n"]
     for isa, attr, vf, vd, bits, tail in ISAS:
@@ -147,15 +154,10 @@ def isa_loops(dtypes):
                 out.append(f"SB_DEFINE_COMPLEX_BLOCK({block}, {attr}, {v}, {c})\n" + fn
                            + f"{{\n    sb_blocked(g, y, out, n, 2 * sizeof({c}), "
                              f"sizeof({v}) / sizeof({c}), {block}, {tail});\n}}\n")
-            elif d["vector"] == "minifloat":
-                # _simd.h's one-byte minifloat block, made from the format.
-                e, m, bias, special = d["format"]
-                block = f"sb_{k}_block_{isa}"
-                out.append(f"{attr} static inline void {block}"
-                           f"(const void *g, const void *y, void *out)\n"
-                           f"{{\n    sb_mf8_block_{bits}(g, y, out, {e}, {m}, {bias}, "
-                           f"{int(special == 'fn')});\n}}\n" + fn
-                           + f"{{\n    sb_blocked(g, y, out, n, 1, 32, {block}, {tail});\n}}\n")
+            elif d["vector"] == "table":
+                # _loops.h's table loop, the same for every one-byte dtype.
+                out.append(fn + f"{{\n    sb_table_loop(sb_tables[{tables.index(d)}], g, y, out, "
+                                f"n);\n}}\n")
             elif d["vector"] is not None:
                 macro, vectors = VECTOR_BLOCKS[d["vector"]]
                 block = f"sb_{k}_block_{isa}"

@@ -21,7 +21,7 @@ import ctypes
 
 import numpy as np
 
-from . import _dtypes
+from .._kernel import _dtypes
 
 # DLPack's ABI (dlpack.h): the structs a capsule points to, and the codes
 # this module reads.

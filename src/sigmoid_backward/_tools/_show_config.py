@@ -11,9 +11,9 @@ import warnings
 
 import numpy as np
 
-from . import _kernels, _threads
-from ._build_config import COMPILER, MACHINE, NUMPY_BUILT_AGAINST, OPENMP
-from ._version import __version__
+from .._build_config import COMPILER, MACHINE, NUMPY_BUILT_AGAINST, OPENMP
+from .._kernel import _kernels, _threads
+from .._version import __version__
 
 MODES = ("stdout", "dicts")
 

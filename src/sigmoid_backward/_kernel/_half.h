@@ -24,10 +24,13 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #  define SB_ALWAYS_INLINE static inline __attribute__((always_inline))
+#  define SB_NOINLINE __attribute__((noinline))
 #elif defined(_MSC_VER)
 #  define SB_ALWAYS_INLINE static __forceinline
+#  define SB_NOINLINE __declspec(noinline)
 #else
 #  define SB_ALWAYS_INLINE static inline
+#  define SB_NOINLINE
 #endif
 
 SB_ALWAYS_INLINE float sb_f32_from_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }

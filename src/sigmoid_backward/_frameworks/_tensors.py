@@ -22,8 +22,8 @@ import sys
 
 import numpy as np
 
-from . import _dtypes
-from ._inputs import as_array, framework, plain_tensor
+from .._kernel import _dtypes
+from .._numpy._inputs import as_array, framework, plain_tensor
 
 # Types no framework owns, that most calls pass.
 _PLAIN = frozenset((np.ndarray, float, int, complex, bool, type(None), np.float16, np.float32,

@@ -30,7 +30,7 @@ import stat
 import tempfile
 import threading
 
-from ._paths import kind
+from .._tools._paths import kind
 
 
 class WriteError(Exception):
@@ -178,6 +178,7 @@ def replace_file(path, fill, signals, progress, label="--out"):
     target, st = check_target(path, label)
     folder = os.path.dirname(target)
     tmp = f = None
+    progress["writing"] = True  # from here on, a failure is one of writing
     try:
         with signals.hold():  # no signal between creating the file and knowing its name
             try:
@@ -213,3 +214,131 @@ def replace_file(path, fill, signals, progress, label="--out"):
                     f.close()
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+
+class Folder:
+    """An output folder, opened once, whose files are replaced by name:
+
+    - a name is one plain file name (no separator, not ``.`` or ``..``);
+    - nothing is written through a symlink: a link planted in the folder
+      (``out/c_golden.bin -> ../victim``) is refused, not followed, and the
+      temporary file is created with ``O_EXCL | O_NOFOLLOW``;
+    - where the platform has ``openat`` (``os.supports_dir_fd``), every call
+      is relative to the folder's open descriptor, so that renaming the
+      folder or swapping a parent for a link meanwhile cannot redirect a
+      write elsewhere;
+    - :meth:`lock` takes an exclusive ``flock`` on the folder, so that two
+      runs never interleave their files in it (two ``--seed``\\ s would leave
+      a golden that matches neither run's inputs).
+
+    Use it as a context manager: the descriptor (and the lock) are released
+    on exit."""
+
+    def __init__(self, path, label="--out-dir"):
+        self.path, self.label, self.fd = os.fspath(path), label, None
+        # os.replace takes dir_fd where os.rename does (it is listed as rename).
+        at = {os.open, os.stat, os.unlink, os.rename} <= os.supports_dir_fd
+        if at and hasattr(os, "O_DIRECTORY"):
+            try:
+                self.fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY
+                                  | getattr(os, "O_CLOEXEC", 0))
+            except OSError as exc:
+                raise WriteError(f"{label}: cannot open {self.path}: {_reason(exc)}") from None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        if self.fd is not None:
+            os.close(self.fd)  # releases the flock too
+            self.fd = None
+
+    def lock(self):
+        """Hold the folder for this run alone, or raise WriteError at once
+        (never wait: another run may take hours).  A no-op where ``flock``
+        or ``openat`` is missing (Windows)."""
+        try:
+            import fcntl
+        except ImportError:
+            return
+        if self.fd is None:
+            return
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            raise WriteError(f"{self.label}: {self.path} is being written by another run "
+                             f"(locked: {_reason(exc)})") from None
+
+    def _at(self, name):
+        """(path, keyword arguments) that name ``name`` in the folder."""
+        if self.fd is not None:
+            return name, {"dir_fd": self.fd}
+        return os.path.join(self.path, name), {}
+
+    def _shown(self, name):
+        return os.path.join(self.path, name)
+
+    def replace(self, name, fill, signals):
+        """Write the file ``name`` of the folder all or nothing, as
+        :func:`replace_file` does, but never through a symlink."""
+        label, shown = self.label, self._shown(name)
+        if not name or name in (".", "..") or "/" in name or os.sep in name \
+                or (os.altsep and os.altsep in name):
+            raise WriteError(f"{label}: {name!r} is not a plain file name")
+        path, at = self._at(name)
+        try:
+            st = os.stat(path, follow_symlinks=False, **at)
+        except FileNotFoundError:
+            st = None
+        except OSError as exc:
+            raise WriteError(f"{label}: cannot write {shown}: {_reason(exc)}") from None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            what = "a symlink" if stat.S_ISLNK(st.st_mode) else kind(st.st_mode)
+            raise WriteError(f"{label}: {shown} is {what}, refused: files in the folder are "
+                             f"replaced only when regular, never written through a link")
+        tmp = f = None
+        flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+                 | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+        try:
+            with signals.hold():  # no signal between creating the file and knowing its name
+                for _ in range(100):
+                    candidate = f".{name}.{os.urandom(6).hex()}.tmp"
+                    try:
+                        fd = os.open(self._at(candidate)[0], flags, 0o600, **at)
+                    except FileExistsError:
+                        continue
+                    tmp = candidate
+                    break
+                else:
+                    raise WriteError(f"{label}: cannot write {shown}: no free temporary name")
+                f = os.fdopen(fd, "wb")
+            with f:
+                fill(f)
+                f.flush()
+                os.fsync(f.fileno())
+                _keep_owner_and_mode(f.fileno(), self._at(tmp)[0], st)
+            try:
+                now = os.stat(path, follow_symlinks=False, **at)
+            except FileNotFoundError:
+                now = None
+            if now is not None and not stat.S_ISREG(now.st_mode):
+                raise WriteError(f"{label}: {shown} changed while it was written; left as "
+                                 f"it is")
+            with signals.hold():
+                if self.fd is not None:
+                    os.replace(tmp, name, src_dir_fd=self.fd, dst_dir_fd=self.fd)
+                else:
+                    os.replace(self._at(tmp)[0], path)
+                tmp = None
+        except OSError as exc:
+            raise WriteError(f"{label}: cannot write {shown}: {_reason(exc)}") from None
+        finally:
+            if tmp is not None:
+                if f is not None:
+                    with contextlib.suppress(OSError):
+                        f.close()
+                with contextlib.suppress(OSError):
+                    os.unlink(self._at(tmp)[0], **at)

@@ -35,7 +35,6 @@ TABLE = tuple(_entry(spec) for spec in DTYPES)
 
 BY_NAME = {d.name: d.dtype for d in TABLE}
 SUPPORTED = tuple(d.dtype for d in TABLE)
-NARROW = tuple(d.dtype for d in TABLE if d.narrow)
 FOREIGN = tuple(d.dtype for d in TABLE if d.foreign)
 FOREIGN_NUMS = frozenset(d.num for d in FOREIGN)   # (comparing numbers is cheaper)
 BFLOAT16 = BY_NAME["bfloat16"]

@@ -11,6 +11,9 @@
  * the calling thread's flags to what they were before it, which also keeps
  * the flags NumPy's own casts raised in the same ufunc call (its "overflow
  * encountered in cast" warnings still work).
+ *
+ * The one-byte dtypes' tables are made in the default environment
+ * (sb_fpenv_default, _loops.h), whatever the importing thread had set.
  */
 #ifndef SIGMOID_BACKWARD_FPFLAGS_H
 #define SIGMOID_BACKWARD_FPFLAGS_H
@@ -24,6 +27,16 @@ static inline void sb_fpflags_restore(sb_fpflags_t saved)
 {
     _mm_setcsr((_mm_getcsr() & ~0x3Fu) | saved);
 }
+/* The whole environment, and the default one for a while: every exception
+ * masked, round-to-nearest, no flush-to-zero or denormals-are-zero. */
+typedef unsigned int sb_fpenv_t;
+static inline sb_fpenv_t sb_fpenv_default(void)
+{
+    const unsigned int saved = _mm_getcsr();
+    _mm_setcsr(0x1F80u);
+    return saved;
+}
+static inline void sb_fpenv_restore(sb_fpenv_t saved) { _mm_setcsr(saved); }
 #else
 #  include <fenv.h>
 typedef fexcept_t sb_fpflags_t;
@@ -37,6 +50,15 @@ static inline void sb_fpflags_restore(sb_fpflags_t saved)
 {
     fesetexceptflag(&saved, FE_ALL_EXCEPT);
 }
+typedef fenv_t sb_fpenv_t;
+static inline sb_fpenv_t sb_fpenv_default(void)
+{
+    fenv_t saved;
+    fegetenv(&saved);
+    fesetenv(FE_DFL_ENV);
+    return saved;
+}
+static inline void sb_fpenv_restore(sb_fpenv_t saved) { fesetenv(&saved); }
 #endif
 
 #endif /* SIGMOID_BACKWARD_FPFLAGS_H */

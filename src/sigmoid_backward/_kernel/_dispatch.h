@@ -83,8 +83,9 @@ static inline int sb_isa_supported(int k)
     return (sb_cpu_features() & sb_isas[k].features) == sb_isas[k].features;
 }
 
-/* Fill every ISA's table from its own loops and its bases'.  Once, at
- * import, under the GIL, before any kernel call. */
+/* Fill every ISA's table from its own loops and its bases', and the
+ * one-byte dtypes' tables of results (_loops.h).  Once, at import, under
+ * the GIL, before any kernel call. */
 static void sb_dispatch_init(void)
 {
     for (int k = 0; k < SB_NUM_ISAS; k++) {
@@ -96,6 +97,7 @@ static void sb_dispatch_init(void)
             sb_resolved[k].loop[kind] = sb_isas[from].loop[kind];
         }
     }
+    sb_tables_fill();
     sb_store_ptr(&sb_loops, &sb_resolved[0]);
 }
 

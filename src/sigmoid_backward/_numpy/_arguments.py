@@ -24,7 +24,7 @@ import mmap
 
 import numpy as np
 
-from . import _dtypes
+from .._kernel import _dtypes
 from ._inputs import as_array
 
 # Objects whose buffer is raw bytes: NumPy would read them as uint8 values.

@@ -25,16 +25,16 @@ benchmarks (:func:`use_isa`, :func:`set_thresholds`, :func:`settings`).
 """
 cimport numpy as cnp
 
-from sigmoid_backward._dispatch cimport (sb_dispatch_init, sb_isa_name, sb_isa_supported,
-                                         sb_loop_for, sb_loops_in_use, sb_num_isas,
-                                         sb_select_isa)
-from sigmoid_backward._dtype_table cimport (NUM_KINDS, sb_kind_names, sb_kind_of, sb_kind_sizes,
-                                            sb_set_kind_typenum)
-from sigmoid_backward._fused cimport BLOCK, SB_ANY_ORDER, Call, run, sb_order
+from sigmoid_backward._kernel._dispatch cimport (sb_dispatch_init, sb_isa_name,
+                                                 sb_isa_supported, sb_loop_for,
+                                                 sb_loops_in_use, sb_num_isas, sb_select_isa)
+from sigmoid_backward._kernel._dtype_table cimport (NUM_KINDS, sb_kind_names, sb_kind_of,
+                                                    sb_kind_sizes, sb_set_kind_typenum)
+from sigmoid_backward._kernel._fused cimport BLOCK, SB_ANY_ORDER, Call, run, sb_order
 
 import contextlib
 
-from sigmoid_backward import _dtypes, _thresholds
+from sigmoid_backward._kernel import _dtypes, _thresholds
 
 cnp.import_array()
 

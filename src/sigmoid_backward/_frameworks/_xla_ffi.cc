@@ -75,9 +75,70 @@ class SubnormalsKept {
 #endif
 };
 
-// out = g * (1 - y) * y (conjugated for complex), element for element.
-// sigmoid_backward.jax hands over operands of one dtype and shape; XLA's
-// buffers are dense, so each is contiguous.
+// How the call walks its operands: each operand's step along every axis of
+// the result, in bytes (0 along an axis it is broadcast on), after merging
+// the axes that one step spans for all three.  XLA's buffers are dense and
+// row-major, so an operand's step is its element size times its trailing
+// extent, or 0 where its extent is 1 and the result's is not.
+struct Walk {
+  static constexpr int kMaxRank = 64;
+  int rank = 0;   // after merging; the last axis is the kernel call's run
+  int64_t extent[kMaxRank];
+  int64_t step[3][kMaxRank];   // g, y, out
+};
+
+// The walk over ``out``'s shape, or false when an operand's shape does not
+// broadcast to it (then nothing is computed).  sigmoid_backward.jax hands
+// over operands of the result's rank, so no axis is missing.
+bool MakeWalk(ffi::AnyBuffer::Dimensions g, ffi::AnyBuffer::Dimensions y,
+              ffi::AnyBuffer::Dimensions out, int64_t size, Walk* walk) {
+  const int64_t rank = static_cast<int64_t>(out.size());
+  if (rank > Walk::kMaxRank || static_cast<int64_t>(g.size()) != rank ||
+      static_cast<int64_t>(y.size()) != rank) {
+    return false;
+  }
+  int64_t running[3] = {size, size, size};   // each operand's step for the axis
+  int64_t step[3][Walk::kMaxRank];
+  for (int64_t axis = rank - 1; axis >= 0; --axis) {
+    const int64_t dims[3] = {g[axis], y[axis], out[axis]};
+    for (int k = 0; k < 3; ++k) {
+      if (dims[k] != dims[2] && dims[k] != 1) return false;
+      step[k][axis] = (dims[k] == 1 && dims[2] != 1) ? 0 : running[k];
+      running[k] *= dims[k];
+    }
+  }
+  // Merge an axis into the next one (inner) when, for every operand, one
+  // step of it is the inner axis' whole extent of steps: a single run then.
+  walk->rank = 0;
+  for (int64_t axis = 0; axis < rank; ++axis) {
+    if (out[axis] == 1) continue;   // nothing to walk
+    const int r = walk->rank;
+    bool merge = r > 0;
+    for (int k = 0; k < 3 && merge; ++k) {
+      merge = walk->step[k][r - 1] == step[k][axis] * out[axis];
+    }
+    if (merge) {
+      walk->extent[r - 1] *= out[axis];
+      for (int k = 0; k < 3; ++k) walk->step[k][r - 1] = step[k][axis];
+    } else {
+      walk->extent[r] = out[axis];
+      for (int k = 0; k < 3; ++k) walk->step[k][r] = step[k][axis];
+      walk->rank = r + 1;
+    }
+  }
+  if (walk->rank == 0) {   // one element (or a rank-0 result)
+    walk->rank = 1;
+    walk->extent[0] = 1;
+    for (int k = 0; k < 3; ++k) walk->step[k][0] = size;
+  }
+  return true;
+}
+
+// out = g * (1 - y) * y (conjugated for complex), element for element, with
+// g and y broadcast to out's shape in place: an operand of extent 1 along an
+// axis is read with step 0 there, as NumPy's iterator reads it, so nothing
+// is materialised.  The innermost merged axis is one kernel call (threaded
+// when it is large enough); the others are walked here.
 ffi::Error SigmoidBackward(ffi::AnyBuffer g, ffi::AnyBuffer y,
                            ffi::Result<ffi::AnyBuffer> out) {
   const ffi::DataType dtype = out->element_type();
@@ -87,18 +148,35 @@ ffi::Error SigmoidBackward(ffi::AnyBuffer g, ffi::AnyBuffer y,
         "sigmoid_backward: grad_output, output and the result must share one dtype of "
         "the kernels'");
   }
-  const size_t n = out->element_count();
-  if (g.element_count() != n || y.element_count() != n) {
+  const auto size = static_cast<int64_t>(ffi::ByteWidth(dtype));
+  Walk walk;
+  if (!MakeWalk(g.dimensions(), y.dimensions(), out->dimensions(), size, &walk)) {
     return ffi::Error::InvalidArgument(
-        "sigmoid_backward: grad_output, output and the result must have one shape");
+        "sigmoid_backward: grad_output and output must broadcast to the result's shape, "
+        "at its rank");
   }
-  const auto step = static_cast<Py_ssize_t>(ffi::ByteWidth(dtype));
+  if (out->element_count() == 0) return ffi::Error::Success();
   const sb_kind k = static_cast<sb_kind>(kind);
+  const int inner = walk.rank - 1;
+  const char* base[3] = {static_cast<const char*>(g.untyped_data()),
+                         static_cast<const char*>(y.untyped_data()),
+                         static_cast<const char*>(out->untyped_data())};
+  int64_t index[Walk::kMaxRank] = {0};   // the outer axes' position
   const SubnormalsKept kept;
-  sb_compute(k, k, static_cast<const char*>(g.untyped_data()), step, k,
-             static_cast<const char*>(y.untyped_data()), step,
-             static_cast<char*>(out->untyped_data()), step, static_cast<Py_ssize_t>(n),
-             0);
+  for (;;) {
+    int64_t offset[3] = {0, 0, 0};
+    for (int axis = 0; axis < inner; ++axis) {
+      for (int j = 0; j < 3; ++j) offset[j] += index[axis] * walk.step[j][axis];
+    }
+    sb_compute(k, k, base[0] + offset[0], static_cast<Py_ssize_t>(walk.step[0][inner]), k,
+               base[1] + offset[1], static_cast<Py_ssize_t>(walk.step[1][inner]),
+               const_cast<char*>(base[2]) + offset[2],
+               static_cast<Py_ssize_t>(walk.step[2][inner]),
+               static_cast<Py_ssize_t>(walk.extent[inner]), 0);
+    int axis = inner - 1;   // the next position of the outer axes, last fastest
+    while (axis >= 0 && ++index[axis] == walk.extent[axis]) index[axis--] = 0;
+    if (axis < 0) break;
+  }
   return ffi::Error::Success();
 }
 
@@ -119,8 +197,8 @@ void* Exported(PyObject* capi, const char* name, const char* signature) {
   if (actual == nullptr || std::strcmp(actual, signature) != 0) {
     PyErr_Clear();
     PyErr_Format(PyExc_ImportError,
-                 "sigmoid_backward._xla_ffi: _kernels exports %s as \"%s\", where this "
-                 "build expects \"%s\": _xla_ffi.cc must follow _kernels.pxd",
+                 "sigmoid_backward._frameworks._xla_ffi: _kernels exports %s as \"%s\", "
+                 "where this build expects \"%s\": _xla_ffi.cc must follow _kernels.pxd",
                  name, actual ? actual : "nothing", signature);
     return nullptr;
   }
@@ -144,7 +222,7 @@ PyModuleDef kModule = {PyModuleDef_HEAD_INIT, "_xla_ffi",
 
 PyMODINIT_FUNC PyInit__xla_ffi(void) {
   // _kernels stays imported (sys.modules holds it), so its functions stay.
-  PyObject* kernels = PyImport_ImportModule("sigmoid_backward._kernels");
+  PyObject* kernels = PyImport_ImportModule("sigmoid_backward._kernel._kernels");
   if (kernels == nullptr) return nullptr;
   PyObject* capi = PyObject_GetAttrString(kernels, "__pyx_capi__");
   Py_DECREF(kernels);

@@ -8,10 +8,11 @@
 from libc.stdint cimport uint8_t, uint16_t, uintptr_t
 from cython.parallel cimport prange
 
-from sigmoid_backward._dispatch cimport sb_loop_fn, sb_loops_t, sb_nt_copy_fn
-from sigmoid_backward._dtype_table cimport (STORE_C64, STORE_C128, STORE_F32, STORE_F64,
-                                            STORE_U16, sb_kind_is_narrow, sb_kind_storage)
-from sigmoid_backward._nontemporal cimport SB_LINE, sb_line_misalignment, sb_nt_fence
+from sigmoid_backward._kernel._dispatch cimport sb_loop_fn, sb_loops_t, sb_nt_copy_fn
+from sigmoid_backward._kernel._dtype_table cimport (STORE_C64, STORE_C128, STORE_F32,
+                                                    STORE_F64, STORE_U16, sb_kind_is_narrow,
+                                                    sb_kind_storage)
+from sigmoid_backward._kernel._nontemporal cimport SB_LINE, sb_line_misalignment, sb_nt_fence
 
 cdef extern from "_loops.h" nogil:
     float sb_narrow_to_f32(int kind, const void *p)

@@ -13,7 +13,7 @@ What it adds (_arguments.py):
   NumPy's ufunc machinery, whose setup costs more than the kernel below a
   few thousand elements.  It returns exactly what the ufunc returns;
 - PyTorch tensors and JAX arrays give their own type back, computed on
-  NumPy views of them (_frameworks.py);
+  NumPy views of them (_frameworks/_tensors.py);
 - ``out=`` takes any writable buffer-protocol object, and is returned;
 - DLPack producers NumPy cannot read are imported without a copy
   (_inputs.py);
@@ -24,12 +24,15 @@ What it adds (_arguments.py):
 """
 cimport numpy as cnp
 
-from sigmoid_backward._kernels cimport (DIRECT, SB_MAX_THREADS, Kind, call_threads, compute,
-                                        direct_reason, kind_of, set_call_threads)
+from sigmoid_backward._kernel._kernels cimport (DIRECT, SB_MAX_THREADS, Kind, call_threads,
+                                                compute, direct_reason, kind_of,
+                                                set_call_threads)
 
 import numpy as np
 
-from . import _arguments, _dtypes, _frameworks, _named_errors, _threads
+from . import _arguments, _named_errors
+from .._kernel import _dtypes, _threads
+from .._frameworks import _tensors
 from ._ufunc import ufunc as _ufunc
 
 cnp.import_array()
@@ -196,9 +199,9 @@ def sigmoid_backward(grad_output, output, /, out=_NO_OUT, *, where=True,
                        and (out is None or type(out) is np.ndarray))
     if not plain:
         # PyTorch tensors, JAX and CuPy arrays: the call on NumPy views of
-        # them, the result back in their type (_frameworks.py).
-        result = _frameworks.call(grad_output, output, out, sigmoid_backward,
-                                  (where, casting, order, dtype, subok, num_threads))
+        # them, the result back in their type (_frameworks/_tensors.py).
+        result = _tensors.call(grad_output, output, out, sigmoid_backward,
+                               (where, casting, order, dtype, subok, num_threads))
         if result is not NotImplemented:
             return result
     if not plain or type(grad_output) is int or type(output) is int:
