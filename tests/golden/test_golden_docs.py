@@ -53,3 +53,20 @@ def test_the_worked_example_and_the_api_run_as_shown(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                           text=True, timeout=300)
     assert (proc.stderr, proc.stdout) == ("", printed)
+
+
+def test_the_standards_table_matches_the_code():
+    """docs/golden.md's table has one row per standard, in the code's order,
+    with its aliases and the source file and commit the code cites."""
+    from sigmoid_backward.golden import STANDARDS
+    table = _section("Precision standards").split("\n| --- |")[1].split("\n\n")[0]
+    rows = [[c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+            for line in table.strip().splitlines()[1:]]
+    assert [re.match(r"`([^`]+)`", r[0]).group(1) for r in rows] == list(STANDARDS)
+    for row, standard in zip(rows, STANDARDS.values(), strict=True):
+        assert re.findall(r"`([^`]+)`", row[1]) == list(standard.aliases)
+        source = row[-1]
+        commit = re.search(r"\(([0-9a-f]{8}|\d+\.\d+\.\d+)\)$", standard.source).group(1)
+        assert commit in source, (standard.name, source)
+        path = re.search(r" ((?:docs|torch_npu|matmul|msprobe)/\S+?)[ ,]", standard.source)
+        assert path.group(1).split("/")[-1] in source, (standard.name, source)

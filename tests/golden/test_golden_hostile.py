@@ -173,7 +173,7 @@ def test_manifest_paths_outside_its_folder_are_refused(tmp_path, capsys, outside
                            tmp_path / "r.json")
     assert (status, err) == (3, "")
     report = json.loads((tmp_path / "r.json").read_text())
-    assert report["counts"] == {"PASS": 0, "FAIL": 0, "ERROR": 4}
+    assert report["counts"] == {"PASS": 0, "WARNING": 0, "FAIL": 0, "ERROR": 4}
     reasons = [c["error"] for c in report["cases"]]
     for reason, case in zip(reasons[:2] + reasons[3:], cases[:2] + cases[3:], strict=True):
         assert f"golden {case['golden']!r} is outside the manifest's folder, refused" in reason

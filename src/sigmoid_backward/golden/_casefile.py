@@ -5,7 +5,11 @@ Three formats, told apart by their content:
 - **ATK json**: a list of cases, each ``{"id", "aclnn_name", "inputs":
   [{"name": "gradOutput" | "output", "dtype", "shape", "range_values"}]}``;
   ``range_values`` is ``[lo, hi]`` or one special value (``"nan"``,
-  ``"inf"``, ``"-inf"``).  A case is named ``<aclnn_name>_<id>``.
+  ``"inf"``, ``"-inf"``).  A case is named ``<aclnn_name>_<id>``.  Its
+  ``"standard": {"acc": NAME}`` is kept (``compare --manifest`` judges the
+  case by it); a dense ``format``, ``output_shapes`` equal to the result's
+  and empty ``attributes`` are accepted, and any other field (an input's
+  ``value``, a private layout) refused, naming the case.
 - **TTK kernel csv** (the kernel ``SigmoidGrad``): inputs in kernel order
   ``(y, dy)``, columns ``testcase_name``, ``input_dtypes``, ``input_shapes``,
   ``input_data_ranges`` and optionally ``output_dtypes``,
@@ -23,6 +27,7 @@ cannot run is a :class:`CaseFileError`, in one line naming the case.
 """
 import ast
 import csv
+import dataclasses
 import io
 import json
 import math
@@ -36,6 +41,7 @@ from .._tools._paths import check_file
 from ._bits import _step, inner_bounds, number_json, real_part_dtype, rounded
 from ._dtype_names import choices, lookup, name_of
 from ._errors import CaseFileError
+from ._standards import ALIASES, ATK_ACC, STANDARDS, resolve
 
 MAX_DIMS = 8  # the operator's limit, checked on both inputs
 OPERATOR = "aclnnSigmoidBackward"
@@ -68,6 +74,7 @@ class Case:
     dtype: np.dtype
     shape: tuple
     tolerance: dict | None = None
+    standard: str | None = None
 
     def operand(self, role):
         """The index of the input playing ``role`` ("grad_output", "output")."""
@@ -147,11 +154,76 @@ def _atk_case(path, n, item):
     raw = _need(item, "inputs", where)
     if not isinstance(raw, list):
         raise CaseFileError(f"--cases: {where}: 'inputs' is not a list")
+    for i in raw:
+        _refuse_unsupported(i, INPUT_FIELDS, where)
     inputs = tuple(_input(_need(i, "name", where), _need(i, "dtype", where),
                           _need(i, "shape", where), _need(i, "range_values", where), where)
                    for i in raw)
     _check_names(inputs, ("gradOutput", "output"), where)
-    return _case(name, inputs, where)
+    _refuse_unsupported(item, CASE_FIELDS, where)
+    case = _case(name, inputs, where)
+    _check_output_shapes(item, case, where)
+    return dataclasses.replace(case, standard=_atk_standard(item, where))
+
+
+# What ATK case fields this operator honours.  Any other field is refused
+# with its reason, so that a case is never run other than its file says.
+CASE_FIELDS = {"id", "aclnn_name", "inputs", "standard", "output_shapes", "attributes"}
+INPUT_FIELDS = {"name", "dtype", "shape", "range_values", "format"}
+# Layouts that are only a naming of the same dense tensor: an elementwise
+# operator computes the same values in each.  Private layouts (NC1HWC0,
+# FRACTAL_NZ, ...) reorder the data and are refused.
+PLAIN_FORMATS = {"ND", "NCHW", "NHWC", "NCDHW", "NDHWC", "NCL", "NLC", "HWCN"}
+
+
+def _refuse_unsupported(obj, known, where):
+    if not isinstance(obj, dict):
+        return  # _need says what is missing
+    for key in obj:
+        if key == "value":
+            raise CaseFileError(f"--cases: {where}: explicit input values ('value') not "
+                                f"supported: inputs are drawn from range_values")
+        if key not in known:
+            raise CaseFileError(f"--cases: {where}: the field {key!r} is not supported "
+                                f"by {OPERATOR}")
+    fmt = obj.get("format")
+    if fmt is not None and (not isinstance(fmt, str) or fmt.upper() not in PLAIN_FORMATS):
+        raise CaseFileError(f"--cases: {where}: format {fmt!r} not supported: only dense "
+                            f"layouts ({', '.join(sorted(PLAIN_FORMATS))}), in which an "
+                            f"elementwise operator's values do not depend on the layout")
+    attributes = obj.get("attributes")
+    if attributes not in (None, [], {}):
+        raise CaseFileError(f"--cases: {where}: attributes {attributes!r} not supported: "
+                            f"{OPERATOR} has none")
+
+
+def _check_output_shapes(item, case, where):
+    shapes = item.get("output_shapes")
+    if shapes is None:
+        return
+    if not (isinstance(shapes, list) and len(shapes) == 1
+            and _shape(shapes[0], where) == tuple(case.shape)):
+        raise CaseFileError(f"--cases: {where}: output_shapes {shapes!r} not supported: "
+                            f"{OPERATOR} has one output, of the inputs' broadcast shape "
+                            f"{list(case.shape)}")
+
+
+def _atk_standard(item, where):
+    """The standard an ATK case asks for (``"standard": {"acc": NAME}``):
+    ATK's ``single_bm``, or a name of our standards; None if not given."""
+    given = item.get("standard")
+    if given is None:
+        return None
+    acc = given.get("acc") if isinstance(given, dict) else None
+    if not isinstance(acc, str):
+        raise CaseFileError(f"--cases: {where}: standard {given!r} is not "
+                            f"{{\"acc\": NAME}}")
+    try:
+        resolve(ATK_ACC.get(acc, acc))
+    except KeyError:
+        raise CaseFileError(f"--cases: {where}: unknown standard {acc!r}; known: "
+                            f"{', '.join([*ATK_ACC, *STANDARDS, *ALIASES])}") from None
+    return acc
 
 
 # --- TTK csv ------------------------------------------------------------------

@@ -10,7 +10,7 @@ its golden under one of the precision standards NPU tests use.
 
 Files are read in chunks, so memory stays bounded whatever their size.  One
 line per case on stdout, a summary, and with ``--json REPORT`` every result
-in full, with ``--csv TABLE`` a row per case.  A case of a manifest that
+in full, with ``--csv TABLE`` a row per case and standard.  A case of a manifest that
 cannot be judged (its output missing, unreadable, of another dtype or
 shape; its golden outside the manifest's folder) is an ERROR with its
 reason, and the others go on.  The reports are written, each all or
@@ -20,8 +20,6 @@ cannot be read, found before any case runs and anything is written (one
 line on stderr).  A closed stdout (``| head``) is not an error.
 """
 import argparse
-import csv
-import io
 import json
 import os
 import signal
@@ -33,11 +31,12 @@ from .._tools._paths import check_directory, check_file
 from ._args import dtype_arg, print_line, shape_arg
 from ._atomic_write import Signals, Terminated, WriteError, check_target, replace_file
 from ._casefile import check_tolerance
-from ._compare import CHUNK, compare_chunks
+from ._compare import ALL, CHUNK, compare_many, csv_rows
 from ._dtype_names import choices, lookup
+from ._dumps import BF16_AS, open_output, read_map
 from ._errors import GoldenError
 from ._files import ArrayFile, is_npy, open_data
-from ._standards import DEFAULT, STANDARDS
+from ._standards import ALIASES, ATK_ACC, DEFAULT, STANDARDS, Options, resolve
 
 FAILED, NOT_JUDGED = 1, 3  # exit statuses (2: usage, argparse's)
 
@@ -48,8 +47,8 @@ def _prog():
 
 
 def _parser():
-    standards = "\n".join(f"  {s.name}: {s.rule}\n    ({s.source})"
-                           for s in STANDARDS.values())
+    standards = "\n".join(f"  {s.name}{''.join(f' (alias {a})' for a in s.aliases)}: "
+                           f"{s.rule}\n    ({s.source})" for s in STANDARDS.values())
     p = ArgumentParser(
         prog=_prog(), formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Compare a device's output with its golden under a precision standard\n"
@@ -66,15 +65,50 @@ def _parser():
     p.add_argument("--manifest", metavar="M", help="a manifest.json written by golden --cases")
     p.add_argument("--actual-dir", metavar="D",
                    help="with --manifest: the folder of the device's outputs")
-    p.add_argument("--standard", default=DEFAULT, choices=list(STANDARDS),
-                   help=f"the precision standard (default {DEFAULT})")
+    p.add_argument("--standard", default=None, choices=[*STANDARDS, *ALIASES, ALL],
+                   help=f"the precision standard, or {ALL} (default: a manifest case's own, "
+                        f"else {DEFAULT})")
+    for key in ("rtol", "atol", "ptol"):
+        p.add_argument(f"--{key}", type=_tolerance_arg(key), metavar="X",
+                       help=f"replace the standard's {key} (where it has one)")
+    p.add_argument("--benchmark-precision", choices=["same", "raised"], default=None,
+                   help="the benchmark precision of the msprobe standards (default theirs: "
+                        "raised)")
+    p.add_argument("--third-party", metavar="FILE",
+                   help="a second device's output (same dtype and shape), for msprobe's "
+                        "NPU/GPU ratio rule")
+    p.add_argument("--bf16-as", choices=BF16_AS, default=None,
+                   help="the device's bfloat16 output is stored as float32 values or uint16 "
+                        "bits (.npy or raw)")
+    p.add_argument("--map", metavar="FILE",
+                   help="with --manifest: a JSON object of golden file (or case) names to "
+                        "the device's file names in --actual-dir")
+    p.add_argument("--hist", action="store_true",
+                   help="print each result's error histogram (log2 buckets of the "
+                        "standard's own error measure)")
     p.add_argument("--json", metavar="REPORT", help="also write every result to this file")
     p.add_argument("--csv", metavar="TABLE",
-                   help="also write a table to this file: one row per case, its status "
-                        "(PASS, FAIL, ERROR) and metrics")
+                   help="also write a table to this file: one row per case and standard, "
+                        "its status (PASS, WARNING, FAIL, ERROR) and metrics")
     p.add_argument("--worst", type=int, default=5, metavar="K",
                    help="how many of the worst elements to report (default 5)")
     return p
+
+
+def _tolerance_arg(key):
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        try:
+            check_tolerance({key: value}, f"--{key}", columns=False)
+        except GoldenError:
+            limits = "in [0, 1]" if key == "ptol" else "a finite number >= 0"
+            raise argparse.ArgumentTypeError(f"{text!r} is not {limits}") from None
+        return value
+    parse.__name__ = f"--{key}"
+    return parse
 
 
 def _check_mode(p, args):
@@ -88,10 +122,18 @@ def _check_mode(p, args):
         p.error("give ACTUAL and GOLDEN, or --manifest and --actual-dir")
     if args.worst < 0:
         p.error("--worst must be >= 0")
+    if args.map is not None and args.manifest is None:
+        p.error("--map goes with --manifest")
+    if args.third_party is not None and args.manifest is not None:
+        p.error("--third-party goes with ACTUAL GOLDEN, not --manifest")
 
 
-def _pair(actual, golden, dtype, shape):
+def _pair(actual, golden, dtype, shape, bf16_as=None):
     """Open both files; a raw one takes a .npy partner's dtype and shape."""
+    if bf16_as is not None or str(actual).lower().endswith(".pt"):
+        # A dump: the golden says what it must hold.
+        g = ArrayFile(golden, "GOLDEN", dtype, shape)
+        return open_output(actual, "ACTUAL", g.dtype.newbyteorder("="), g.shape, bf16_as), g
     paths = {"ACTUAL": actual, "GOLDEN": golden}
     first = next((w for w in paths if is_npy(paths[w])), "GOLDEN")
     opened = {first: ArrayFile(paths[first], first, dtype, shape)}
@@ -148,9 +190,24 @@ def _plain_name(value, where):
     return value
 
 
-def _open_case(case, n, folder, actual_dir):
-    """(name, actual, golden, tolerance) of a case of the manifest, or a
-    GoldenError saying, in one line, why the case cannot be judged."""
+def _case_standard(case, where):
+    """The standard a manifest case asks for (ATK's ``"standard": {"acc":
+    ...}``, kept by golden --cases), or None."""
+    acc = case.get("standard")
+    if acc is None:
+        return None
+    try:
+        return ATK_ACC.get(acc, None) or resolve(acc)
+    except (KeyError, TypeError):
+        raise GoldenError(f"{where}: unknown standard {acc!r}; known: "
+                          f"{', '.join([*ATK_ACC, *STANDARDS])}") from None
+
+
+def _open_case(case, n, folder, actual_dir, names, bf16_as):
+    """(name, [actual, golden], tolerance) of a case of the
+    manifest, or a GoldenError saying, in one line, why the case cannot be
+    judged.  ``names``: --map's device file names; ``bf16_as``: how the
+    device stored a bfloat16 output."""
     name = _case_name(case, n)
     where = f"--manifest: {name}"
     if not isinstance(case, dict):
@@ -175,15 +232,34 @@ def _open_case(case, n, folder, actual_dir):
         raise GoldenError(f"--manifest: {str(exc).removeprefix('--cases: ')}") from None
     golden_file = ArrayFile(os.path.join(folder, golden), f"{where}: golden", dtype,
                             tuple(shape), nofollow=True)
-    actual = ArrayFile(os.path.join(actual_dir, golden), f"{where}: --actual-dir", dtype,
-                       tuple(shape))
-    return name, actual, golden_file, tolerance
+    own = names.get(name, names.get(golden, golden))  # read_map's are plain names too
+    actual = open_output(os.path.join(actual_dir, own), f"{where}: --actual-dir", dtype,
+                         tuple(shape), bf16_as)
+    return name, [actual, golden_file], tolerance
 
 
-def _judge(a, g, args, name=None, tolerance=None):
-    pairs = zip(a.chunks(CHUNK), g.chunks(CHUNK), strict=True)
-    return compare_chunks(pairs, a.dtype.newbyteorder("="), a.shape, args.standard,
-                          tolerance, args.worst, name)
+def _judge(args, files, name=None, tolerance=None, case_standard=None):
+    """Every result of one case: under --standard, else its own, else the
+    default; each printed with its notes, overrides and histogram."""
+    standard = args.standard or case_standard or DEFAULT
+    overrides = {k: getattr(args, k) for k in ("rtol", "atol", "ptol")
+                 if getattr(args, k) is not None}
+    options = Options(tolerance=tolerance, overrides=overrides,
+                      benchmark=args.benchmark_precision, third_party=len(files) > 2)
+    chunks = zip(*(f.chunks(CHUNK) for f in files), strict=True)
+    g = files[1]  # the golden: what the output must hold
+    results = compare_many(chunks, g.dtype.newbyteorder("="), g.shape, standard, options,
+                           args.worst, name, args.hist)
+    for result in results:
+        print_line(result.line())
+        for note in result.notes:
+            print_line(f"  note: {note}")
+        if result.limits.get("overridden"):
+            print_line("  overridden: " + ", ".join(f"{k} = {result.limits[k]}"
+                                                     for k in result.limits["overridden"]))
+        for bucket, count in (result.hist or {}).items():
+            print_line(f"  {bucket:>8}: {count}")
+    return results
 
 
 def run(args):
@@ -194,25 +270,35 @@ def run(args):
             check_target(path, label)  # refuse a bad report path before comparing
     results = []
     if args.manifest is None:
-        a, g = _pair(args.actual, args.golden, args.dtype, args.shape)
-        result = _judge(a, g, args)
-        print_line(result.line())
-        return [result]
+        a, g = _pair(args.actual, args.golden, args.dtype, args.shape, args.bf16_as)
+        files = [a, g]
+        if args.third_party is not None:
+            files.append(ArrayFile(args.third_party, "--third-party", g.dtype.newbyteorder("="),
+                                   g.shape))
+        return _judge(args, files)
+    names = read_map(args.map) if args.map is not None else {}
     cases = _load_manifest(args.manifest, args.actual_dir)
     folder = os.path.dirname(os.path.abspath(args.manifest))
     for n, case in enumerate(cases):
         name = _case_name(case, n)
+        # One ERROR row for a case not judged, whatever the standards asked.
+        standard = args.standard or DEFAULT
         try:
-            name, a, g, tolerance = _open_case(case, n, folder, args.actual_dir)
-            result = _judge(a, g, args, name, tolerance)
+            own = _case_standard(case, f"--manifest: {name}") if isinstance(case, dict) \
+                else None
+            standard = args.standard or own or DEFAULT
+            name, files, tolerance = _open_case(case, n, folder, args.actual_dir, names,
+                                                args.bf16_as)
+            results.extend(_judge(args, files, name, tolerance, own))
+            continue
         except (GoldenError, MemoryError, OSError) as exc:
-            result = CaseError(name, args.standard,
-                               " ".join((str(exc) or "not enough memory").split()))
+            error = CaseError(name, standard,
+                              " ".join((str(exc) or "not enough memory").split()))
         except Exception as exc:  # not foreseen: still this case's ERROR, not the run's
-            result = CaseError(name, args.standard,
-                               " ".join(f"unexpected {type(exc).__name__}: {exc}".split()))
-        print_line(result.line())
-        results.append(result)
+            error = CaseError(name, standard,
+                              " ".join(f"unexpected {type(exc).__name__}: {exc}".split()))
+        print_line(error.line())
+        results.append(error)
     return results
 
 
@@ -224,6 +310,7 @@ class CaseError:
     standard: str
     reason: str
     passed = False
+    status = "error"
 
     def line(self):
         return f"ERROR {self.name} {self.standard}: {self.reason}"
@@ -234,32 +321,13 @@ class CaseError:
 
 
 def status_of(result):
-    if isinstance(result, CaseError):
-        return "ERROR"
-    return "PASS" if result.passed else "FAIL"
-
-
-# The CSV's columns: one row per case, its standard's verdict and metrics.
-CSV_COLUMNS = ("name", "standard", "status", "dtype", "shape", "numel", "mismatches",
-               "mismatch_ratio", "max_abs_error", "mare", "mere", "rmse",
-               "inf_nan_mismatches", "bit_exact_ratio", "max_ulp", "mean_ulp", "error")
-
-
-def csv_text(results):
-    out = io.StringIO()
-    writer = csv.DictWriter(out, CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
-    for r in results:
-        row = r.as_dict()
-        row["status"] = status_of(r)
-        if isinstance(row.get("shape"), list):
-            row["shape"] = "x".join(map(str, row["shape"]))
-        writer.writerow(row)
-    return out.getvalue()
+    """PASS, WARNING (msprobe's middle tier), FAIL, or ERROR (not judged)."""
+    return result.status.upper()
 
 
 def json_text(results, standard):
-    counts = {s: sum(status_of(r) == s for r in results) for s in ("PASS", "FAIL", "ERROR")}
+    counts = {s: sum(status_of(r) == s for r in results)
+              for s in ("PASS", "WARNING", "FAIL", "ERROR")}
     cases = []
     for r in results:
         case = r.as_dict()
@@ -272,18 +340,20 @@ def json_text(results, standard):
 
 def write_reports(args, results, signals):
     """The --json and --csv reports, each all or nothing."""
-    for path, label, text in ((args.json, "--json", lambda: json_text(results, args.standard)),
-                              (args.csv, "--csv", lambda: csv_text(results))):
+    standard = args.standard or "per case"
+    for path, label, text in ((args.json, "--json", lambda: json_text(results, standard)),
+                              (args.csv, "--csv", lambda: csv_rows(results))):
         if path is not None:
             data = text().encode()
             replace_file(path, lambda f, data=data: f.write(data), signals, {}, label=label)
 
 
 def exit_status(results):
-    """0 every case passes; 1 a case fails (a verdict, which outranks); 3
-    some case could not be judged."""
+    """0 every case passes; 1 a case fails or warns (a verdict, which
+    outranks); 3 some case could not be judged."""
     statuses = {status_of(r) for r in results}
-    return FAILED if "FAIL" in statuses else NOT_JUDGED if "ERROR" in statuses else 0
+    return FAILED if statuses & {"FAIL", "WARNING"} else \
+        NOT_JUDGED if "ERROR" in statuses else 0
 
 
 def main(argv):
@@ -296,8 +366,10 @@ def main(argv):
             results = run(args)
             judged = [r for r in results if not isinstance(r, CaseError)]
             errors = len(results) - len(judged)
-            print_line(f"{sum(r.passed for r in judged)} of {len(results)} cases passed "
-                       f"under {args.standard}"
+            standards = sorted({r.standard for r in judged}) or [args.standard or DEFAULT]
+            what = "cases" if len(standards) == 1 else "results"
+            print_line(f"{sum(r.passed for r in judged)} of {len(results)} {what} passed "
+                       f"under {', '.join(standards)}"
                        + (f", {errors} ERROR (not judged)" if errors else ""))
         except (GoldenError, WriteError) as exc:
             return _error(str(exc))

@@ -114,6 +114,8 @@ def generate_case(case, out_dir, fmt="bin", seed=0, signals=None, chunk=CHUNK):
     entry = {"name": case.name, "dtype": name_of(case.dtype), "shape": list(case.shape),
              "inputs": [], "golden": _file_name(case.name, "golden", fmt), "format": fmt,
              "seed": cseed, "tolerance": case.tolerance}
+    if case.standard is not None:  # an ATK case's "standard": compare --manifest applies it
+        entry["standard"] = case.standard
     files = []
     for k, inp in enumerate(case.inputs):
         name = _file_name(case.name, inp.name, fmt)

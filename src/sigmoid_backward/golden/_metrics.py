@@ -7,6 +7,10 @@ inf and NaN must agree in position and sign part by part, NaN matching NaN;
 a part where they do not is an inf/NaN mismatch: that element is left out of
 the error statistics and counted apart.  Agreeing non-finite parts add no
 error, and magnitudes (``|golden|``, ``|actual|``) count finite parts only.
+These metrics are reported under every standard; each standard judges inf
+and NaN as its source does (``_standards``).  Cosine similarity and the
+thousandth / five-thousandth ratios are msprobe's (``compare/algorithm.py``):
+the share of values whose ``|a - g| / (|g| + eps)`` is below 0.001 or 0.005.
 """
 import heapq
 import math
@@ -14,6 +18,7 @@ import math
 import numpy as np
 
 from ._bits import number_json, parts, ulp_distance
+from ._standards import combine, cosine
 
 MERE_EPS = 1e-7  # opbase's small value in |golden| + 1e-7
 
@@ -106,18 +111,81 @@ def _python(value):
     return number_json(float(value))
 
 
-class Tally:
-    """The metrics every comparison reports, gathered over chunks, and the
-    ``k`` worst elements (inf/NaN mismatches first, then by absolute error)."""
+class Worst:
+    """The ``k`` elements a standard finds worst, by its own error measure
+    (inf for an inf/NaN it does not accept), ties to the lower index, with
+    their flat and N-d indices; and, if ``hist``, how many elements fall in
+    each log2 bucket of that measure."""
 
-    def __init__(self, shape, k=5):
+    def __init__(self, shape, k=5, hist=False):
         self.shape, self.k = tuple(shape), k
+        self._heap = []  # (score, -flat index, entry)
+        self.hist: dict[str, int] | None = {} if hist else None
+
+    def add(self, start, score, actual, golden, err):
+        """``score``: the standard's measure of each element of the chunk
+        that starts at flat index ``start``; ``err``: the chunk's |a - g|."""
+        if self.hist is not None:
+            self._count(score)
+        if self.k <= 0:
+            return
+        floor = self._heap[0][0] if len(self._heap) == self.k else 0.0
+        take = np.flatnonzero(score > floor)
+        if take.size > self.k:  # the k largest, ties to the lowest index
+            take = take[np.lexsort((take, -score[take]))[:self.k]]
+        for i in take:
+            flat = start + int(i)
+            index = [int(n) for n in np.unravel_index(flat, self.shape)] if self.shape else []
+            entry = {"index": index, "flat_index": flat, "actual": _python(actual[i]),
+                     "golden": _python(golden[i]), "error": number_json(float(score[i])),
+                     "abs_error": number_json(float(err[i]))}
+            item = (float(score[i]), -flat, entry)
+            if len(self._heap) < self.k:
+                heapq.heappush(self._heap, item)
+            elif item[:2] > self._heap[0][:2]:
+                heapq.heapreplace(self._heap, item)
+
+    def _count(self, score):
+        hist = self.hist
+        assert hist is not None
+        zero = int(np.count_nonzero(score == 0))
+        inf = int(np.count_nonzero(np.isinf(score)))
+        finite = score[(score > 0) & np.isfinite(score)]
+        if zero:
+            hist["0"] = hist.get("0", 0) + zero
+        if inf:
+            hist["inf"] = hist.get("inf", 0) + inf
+        buckets, counts = np.unique(np.floor(np.log2(finite)).astype(np.int64),
+                                    return_counts=True)
+        for b, c in zip(buckets.tolist(), counts.tolist(), strict=True):
+            key = f"2^{b}"
+            hist[key] = hist.get(key, 0) + c
+
+    def entries(self):
+        return [entry for *_, entry in sorted(self._heap, key=lambda t: t[:2], reverse=True)]
+
+    def histogram(self):
+        """Buckets in order: "0", then [2^b, 2^(b+1)) upwards, then "inf"."""
+        if self.hist is None:
+            return None
+        order = sorted((k for k in self.hist if k.startswith("2^")), key=lambda k: int(k[2:]))
+        keys = [k for k in ("0",) if k in self.hist] + order + \
+            [k for k in ("inf",) if k in self.hist]
+        return {k: self.hist[k] for k in keys}
+
+
+class Tally:
+    """The metrics every comparison reports, gathered over chunks."""
+
+    def __init__(self, shape):
+        self.shape = tuple(shape)
         self.numel = self.bad = self.exact = 0
         self.max_err = self.sum_sq = self.sum_rel = self.max_rel = 0.0
         self.max_ulp, self.sum_ulp = 0, 0.0
-        self._worst = []  # heap of (score, -flat index, entry)
+        self.msprobe = {}  # msprobe's cosine sums and relative-error counts
 
-    def add(self, chunk):
+    def add(self, chunk, msprobe_part):
+        combine(self.msprobe, msprobe_part)
         self.numel += chunk.size
         good = ~chunk.bad
         self.bad += int(chunk.bad.sum())
@@ -130,47 +198,23 @@ class Tally:
             self.max_rel = max(self.max_rel, float(rel.max()))
             self.max_ulp = max(self.max_ulp, int(chunk.ulp[good].max(initial=0)))
             self.sum_ulp += float(chunk.ulp[good].sum(dtype=np.float64))
-            self._keep_worst(chunk, rel)
-
-    def _keep_worst(self, chunk, rel):
-        if self.k <= 0:
-            return
-        score = np.where(chunk.bad, np.inf, chunk.err)
-        score[chunk.nan_only] = -1.0  # equal elements are never "worst"
-        # Only elements above the k-th worst so far can enter (ties keep the
-        # lower index, which earlier chunks hold).
-        floor = self._worst[0][0] if len(self._worst) == self.k else -1.0
-        take = np.flatnonzero(score > floor) if floor >= 0 else np.flatnonzero(score >= 0)
-        if take.size > self.k:  # the k largest, ties to the lowest index
-            kth = -np.partition(-score[take], self.k - 1)[self.k - 1]
-            take = take[score[take] >= kth]
-            take = take[np.lexsort((take, -score[take]))[:self.k]]
-        for i in take:
-            flat = chunk.start + int(chunk.where[i])
-            index = [int(n) for n in np.unravel_index(flat, self.shape)] if self.shape else []
-            entry = {"index": index, "actual": _python(chunk.actual[i]),
-                     "golden": _python(chunk.golden[i]),
-                     "abs_error": None if chunk.bad[i] else float(chunk.err[i]),
-                     "rel_error": None if chunk.bad[i] else float(rel[i]),
-                     "ulp": None if chunk.bad[i] else int(chunk.ulp[i])}
-            item = (float(score[i]), -flat, entry)
-            if len(self._worst) < self.k:
-                heapq.heappush(self._worst, item)
-            elif item[:2] > self._worst[0][:2]:
-                heapq.heapreplace(self._worst, item)
 
     def metrics(self):
         good = self.numel - self.bad
+        t = self.msprobe
+        values = t.get("values", 0)
+        cos = cosine(t)[0] if values else None
         return {
             "numel": self.numel,
             "max_abs_error": self.max_err,
             "mare": self.max_rel,
             "mere": self.sum_rel / good if good else 0.0,
             "rmse": math.sqrt(self.sum_sq / good) if good else 0.0,
+            "cosine": None if cos is None else number_json(cos),
+            "thousandth_ratio": t["below_thousandth"] / values if values else 1.0,
+            "five_thousandth_ratio": t["below_five_thousandth"] / values if values else 1.0,
             "inf_nan_mismatches": self.bad,
             "bit_exact_ratio": self.exact / self.numel if self.numel else 1.0,
             "max_ulp": self.max_ulp,
             "mean_ulp": self.sum_ulp / good if good else 0.0,
-            "worst": [entry for *_, entry in sorted(self._worst, key=lambda t: t[:2],
-                                                    reverse=True)],
         }
