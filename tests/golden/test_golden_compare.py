@@ -4,6 +4,7 @@ report and exit codes.  The standards' boundaries are in
 test_golden_standards.py."""
 import json
 import math
+import os
 
 import numpy as np
 import pytest
@@ -273,3 +274,21 @@ def test_as_a_command(tmp_path):
     assert proc.stderr == ("python -m sigmoid_backward compare: error: ACTUAL: missing.npy "
                            "does not exist, expected a .npy or raw data file\n")
     assert files(tmp_path) == ["a.npy", "g.npy"]
+
+
+def test_metrics_that_overflow_are_written_as_inf_in_the_reports(capsys, tmp_path):
+    """float64 goldens near 1e300 (full-range cases have them): the squared
+    error overflows, and the reports carry "inf" as JSON can, instead of the
+    run losing them to a ValueError."""
+    golden = np.full(1000, 1e300)
+    actual = golden.copy()
+    actual[3], actual[5] = np.nextafter(1e300, np.inf), -1e300
+    np.save(tmp_path / "a.npy", actual)
+    np.save(tmp_path / "g.npy", golden)
+    status, out, err = run(capsys, "compare", tmp_path / "a.npy", tmp_path / "g.npy",
+                           "--json", tmp_path / "r.json", "--csv", tmp_path / "r.csv")
+    assert (status, err) == (1, "")
+    case = json.loads((tmp_path / "r.json").read_text())["cases"][0]
+    assert case["rmse"] == "inf" and case["max_abs_error"] == 2e300
+    assert ",inf," in (tmp_path / "r.csv").read_text()
+

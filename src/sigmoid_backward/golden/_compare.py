@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from ._bits import number_json
 from ._casefile import check_tolerance
 from ._dtype_names import DTYPES, as_supported, name_of
 from ._errors import GoldenError
@@ -20,6 +21,17 @@ from ._standards import DEFAULT, STANDARDS, Options, combine, resolve
 
 CHUNK = 1 << 20  # values per chunk: the metrics hold about 20 float64 arrays of it
 ALL = "all"      # --standard all: every standard in one pass
+
+
+def _json_numbers(value):
+    """``value`` with every non-finite float as number_json writes it."""
+    if isinstance(value, float):
+        return number_json(value)
+    if isinstance(value, dict):
+        return {k: _json_numbers(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_numbers(v) for v in value]
+    return value
 
 
 @dataclass
@@ -68,8 +80,9 @@ class CompareResult:
     name: str | None = None
 
     def as_dict(self):
-        """The result as JSON can carry it."""
-        return asdict(self)
+        """The result as JSON can carry it: a metric that overflowed (the
+        squared error of two float64 values near 1e300 is inf) is "inf"."""
+        return _json_numbers(asdict(self))
 
     def line(self):
         """One line: verdict, case, and the metrics."""
@@ -154,11 +167,6 @@ def _abs_error(chunk):
     err = np.zeros(chunk.size)
     err[chunk.where] = np.where(chunk.bad, np.inf, chunk.err)
     return err
-
-
-def _json_numbers(totals):
-    from ._bits import number_json
-    return {k: number_json(v) if isinstance(v, float) else v for k, v in totals.items()}
 
 
 def check_arguments(tolerance, k, overrides=None):

@@ -193,7 +193,8 @@ class Tally:
         if chunk.where.size:
             rel = chunk.relative(MERE_EPS)
             self.max_err = max(self.max_err, float(chunk.err.max()))
-            self.sum_sq += float(np.dot(chunk.err, chunk.err))
+            with np.errstate(over="ignore"):  # errors past 1e154 square to inf: the RMSE is
+                self.sum_sq += float(np.dot(chunk.err, chunk.err))
             self.sum_rel += float(rel.sum())
             self.max_rel = max(self.max_rel, float(rel.max()))
             self.max_ulp = max(self.max_ulp, int(chunk.ulp[good].max(initial=0)))
