@@ -292,3 +292,22 @@ def test_metrics_that_overflow_are_written_as_inf_in_the_reports(capsys, tmp_pat
     assert case["rmse"] == "inf" and case["max_abs_error"] == 2e300
     assert ",inf," in (tmp_path / "r.csv").read_text()
 
+
+def test_a_report_in_an_unwritable_folder_is_refused_before_any_case(capsys, tmp_path,
+                                                                     monkeypatch):
+    """The report is written beside its path and renamed over it, so its
+    folder must be writable: refused with exit 2 before comparing, not after
+    a campaign's hours.  (os.access is denied for that folder alone: root
+    may write a mode-0500 folder.)"""
+    from sigmoid_backward.golden import _atomic_write
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real_access = os.access
+    monkeypatch.setattr(_atomic_write.os, "access",
+                        lambda p, mode: False if str(p) == str(locked) else real_access(p, mode))
+    np.save(tmp_path / "g.npy", np.ones(4))
+    status, out, err = run(capsys, "compare", tmp_path / "g.npy", tmp_path / "g.npy",
+                           "--json", locked / "r.json")
+    assert out == ""
+    one_line_error(status, err, "--json", "is not writable", command="compare")
+    assert list(locked.iterdir()) == []

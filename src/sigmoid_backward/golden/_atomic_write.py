@@ -70,9 +70,15 @@ def check_target(path, label="--out"):
     if st is not None and not os.access(path, os.W_OK):
         raise WriteError(f"{label}: {path} is not writable (permission denied)")
     target = os.path.realpath(path)
-    if st is None and not os.path.isdir(os.path.dirname(target)):
+    folder = os.path.dirname(target)
+    if st is None and not os.path.isdir(folder):
         raise WriteError(f"{label}: cannot write {path}: its directory "
-                         f"{os.path.dirname(target)} does not exist")
+                         f"{folder} does not exist")
+    # The new file is made beside the target, then renamed over it: that
+    # needs the folder writable, even to replace a file that is.
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise WriteError(f"{label}: cannot write {path}: its directory {folder} is not "
+                         f"writable (permission denied)")
     return target, st
 
 
