@@ -39,8 +39,8 @@
  *   more than its own thread, all calls together hold at most the CPUs.
  * - Back-off when the machine is busy (sb_threads_load_cap and
  *   sb_threads_note_call): each thread of a team times its part.  A call
- *   whose team took more than twice the time one thread would have
- *   (threads x the fastest part) plus 20 us, was waiting for a preempted
+ *   whose team took longer than one thread would have (threads x the
+ *   fastest part) plus 20 us, was waiting for a preempted
  *   thread; the default count then halves for a period, after which one
  *   call probes the full count again.  The period is 50 ms, 4x longer at
  *   each loss within 10 periods of the last, at most 2 s: a probe that
