@@ -387,3 +387,20 @@ def test_a_half_infinite_range(tmp_path, capsys):
     assert (status, err) == (0, "")
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert manifest["cases"][0]["inputs"][0]["range"] == [0, 65504.0]
+
+
+def test_a_fortran_order_golden_swapped_for_a_link_is_not_read(tmp_path):
+    """A Fortran-order .npy is read whole when its chunks are asked for, a
+    second open: with nofollow (a manifest's golden) that open refuses a
+    symlink swapped in since the header was read, as the first did."""
+    path = tmp_path / "g.npy"
+    np.save(path, np.asfortranarray(np.arange(6.0).reshape(2, 3)))
+    golden = ArrayFile(path, "--manifest: c: golden", nofollow=True)
+    assert golden.fortran
+    (tmp_path / "elsewhere").mkdir()
+    secret = tmp_path / "elsewhere" / "secret.npy"
+    np.save(secret, np.full((2, 3), 7.0))
+    path.unlink()
+    path.symlink_to(secret)
+    with pytest.raises(GoldenError, match="link"):
+        list(golden.chunks(4))

@@ -74,11 +74,12 @@ def is_npy(path):
     return str(path).lower().endswith(".npy")
 
 
-def read_npy(path, what):
-    """The whole array of a .npy file; ``what`` names it in errors."""
+def read_npy(path, what, nofollow=False):
+    """The whole array of a .npy file; ``what`` names it in errors.
+    ``nofollow``: a symlink is refused (open_data)."""
     check_data_file(path, what)
     try:
-        with open_data(path, what) as f:
+        with open_data(path, what, nofollow) as f:
             arr = np.load(f, allow_pickle=False)
     except (OSError, ValueError, EOFError, OverflowError, TypeError, MemoryError) as exc:
         if isinstance(exc, GoldenError):
@@ -197,8 +198,8 @@ class ArrayFile:
 
     def read(self):
         """The whole array, shaped."""
-        if is_npy(self.path):
-            return read_npy(self.path, self.what)
+        if is_npy(self.path):  # as the header was read: through no link if nofollow
+            return read_npy(self.path, self.what, self.nofollow)
         return read_raw(self.path, self.what, self.dtype, self.shape)
 
     def chunks(self, count):
