@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from golden_support import files, one_line_error, run, tmp_files, usage_error
+from helpers import under_asan
 
 
 def _atk(**change):
@@ -168,6 +169,8 @@ sys.exit(status)
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux's /proc")
+@pytest.mark.skipif(under_asan(), reason="AddressSanitizer's quarantine of freed memory "
+                    "grows the resident memory this test bounds")
 def test_a_large_case_runs_in_bounded_memory(tmp_path):
     """64M bfloat16 values: 128 MiB a file, 512 MiB as float64.  Generating
     and comparing in chunks stays well below either: about 110 and 45 MiB,
