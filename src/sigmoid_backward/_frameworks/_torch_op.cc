@@ -44,18 +44,12 @@
 #include <cstring>
 
 #include "_dtypes.h"
+#include "_kernels_capi.h"
 
 namespace {
 
-// ---- The coupling with _kernels.pxd (as in _xla_ffi.cc). -----------------
-constexpr const char kComputeSignature[] =
-    "void (sb_kind, sb_kind, char const *, Py_ssize_t, sb_kind, char const *, "
-    "Py_ssize_t, char *, Py_ssize_t, Py_ssize_t, int)";
-using ComputeFn = void (*)(sb_kind kind, sb_kind g_kind, const char* g, Py_ssize_t g_step,
-                           sb_kind y_kind, const char* y, Py_ssize_t y_step, char* out,
-                           Py_ssize_t out_step, Py_ssize_t n, int nthreads);
-
-ComputeFn sb_compute = nullptr;   // _kernels.compute; nthreads 0: the default count
+// ---- The coupling with _kernels.pxd: _kernels_capi.h. -------------------
+sb_capi::ComputeFn sb_compute = nullptr;   // _kernels.compute (_kernels_capi.h)
 
 // The kernel's calls and the elements they computed, for the tests that
 // show eager calls ran this kernel (kernel_counts()).
@@ -277,21 +271,6 @@ TORCH_LIBRARY_IMPL(sigmoid_backward, Autograd, m) {
 
 namespace {
 
-// The function _kernels exports as ``name``, if its signature is ``signature``.
-void* Exported(PyObject* capi, const char* name, const char* signature) {
-  PyObject* capsule = PyDict_GetItemString(capi, name);  // borrowed
-  const char* actual = capsule ? PyCapsule_GetName(capsule) : nullptr;
-  if (actual == nullptr || std::strcmp(actual, signature) != 0) {
-    PyErr_Clear();
-    PyErr_Format(PyExc_ImportError,
-                 "sigmoid_backward._frameworks._torch_op: _kernels exports %s as \"%s\", "
-                 "where this build expects \"%s\": _torch_op.cc must follow _kernels.pxd",
-                 name, actual ? actual : "nothing", signature);
-    return nullptr;
-  }
-  return PyCapsule_GetPointer(capsule, signature);
-}
-
 PyObject* KernelCounts(PyObject*, PyObject*) {
   return Py_BuildValue("(LL)", static_cast<long long>(kernel_calls.load()),
                        static_cast<long long>(kernel_elements.load()));
@@ -310,13 +289,7 @@ PyModuleDef kModule = {PyModuleDef_HEAD_INIT, "_torch_op",
 }  // namespace
 
 PyMODINIT_FUNC PyInit__torch_op(void) {
-  PyObject* kernels = PyImport_ImportModule("sigmoid_backward._kernel._kernels");
-  if (kernels == nullptr) return nullptr;
-  PyObject* capi = PyObject_GetAttrString(kernels, "__pyx_capi__");
-  Py_DECREF(kernels);
-  if (capi == nullptr) return nullptr;
-  sb_compute = reinterpret_cast<ComputeFn>(Exported(capi, "compute", kComputeSignature));
-  Py_DECREF(capi);
+  sb_compute = sb_capi::ImportCompute("sigmoid_backward._frameworks._torch_op");
   if (sb_compute == nullptr) return nullptr;
   return PyModule_Create(&kModule);
 }

@@ -21,23 +21,14 @@
 #include "xla/ffi/api/ffi.h"
 
 #include "_dtypes.h"
+#include "_kernels_capi.h"
 
 namespace ffi = xla::ffi;
 
 namespace {
 
-// ---- The coupling with _kernels.pxd, all of it. ---------------------------
-// The kinds are _dtypes.h's table.  Cython names each exported capsule by the
-// C signature it gave the function; the signatures are checked at import,
-// so that a changed declaration fails there, not in a call.
-constexpr const char kComputeSignature[] =
-    "void (sb_kind, sb_kind, char const *, Py_ssize_t, sb_kind, char const *, "
-    "Py_ssize_t, char *, Py_ssize_t, Py_ssize_t, int)";
-using ComputeFn = void (*)(sb_kind kind, sb_kind g_kind, const char* g, Py_ssize_t g_step,
-                           sb_kind y_kind, const char* y, Py_ssize_t y_step, char* out,
-                           Py_ssize_t out_step, Py_ssize_t n, int nthreads);
-
-ComputeFn sb_compute = nullptr;   // _kernels.compute; nthreads 0: the default count
+// ---- The coupling with _kernels.pxd: _kernels_capi.h. -------------------
+sb_capi::ComputeFn sb_compute = nullptr;   // _kernels.compute (_kernels_capi.h)
 
 // The kind of an XLA dtype, from the table; -1 for one the kernels lack.
 int KindOf(ffi::DataType dtype) {
@@ -190,21 +181,6 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(SbSigmoidBackward, SigmoidBackward,
 
 namespace {
 
-// The function _kernels exports as ``name``, if its signature is ``signature``.
-void* Exported(PyObject* capi, const char* name, const char* signature) {
-  PyObject* capsule = PyDict_GetItemString(capi, name);  // borrowed
-  const char* actual = capsule ? PyCapsule_GetName(capsule) : nullptr;
-  if (actual == nullptr || std::strcmp(actual, signature) != 0) {
-    PyErr_Clear();
-    PyErr_Format(PyExc_ImportError,
-                 "sigmoid_backward._frameworks._xla_ffi: _kernels exports %s as \"%s\", "
-                 "where this build expects \"%s\": _xla_ffi.cc must follow _kernels.pxd",
-                 name, actual ? actual : "nothing", signature);
-    return nullptr;
-  }
-  return PyCapsule_GetPointer(capsule, signature);
-}
-
 PyObject* Handler(PyObject*, PyObject*) {
   return PyCapsule_New(reinterpret_cast<void*>(&SbSigmoidBackward), nullptr, nullptr);
 }
@@ -221,14 +197,7 @@ PyModuleDef kModule = {PyModuleDef_HEAD_INIT, "_xla_ffi",
 }  // namespace
 
 PyMODINIT_FUNC PyInit__xla_ffi(void) {
-  // _kernels stays imported (sys.modules holds it), so its functions stay.
-  PyObject* kernels = PyImport_ImportModule("sigmoid_backward._kernel._kernels");
-  if (kernels == nullptr) return nullptr;
-  PyObject* capi = PyObject_GetAttrString(kernels, "__pyx_capi__");
-  Py_DECREF(kernels);
-  if (capi == nullptr) return nullptr;
-  sb_compute = reinterpret_cast<ComputeFn>(Exported(capi, "compute", kComputeSignature));
-  Py_DECREF(capi);
+  sb_compute = sb_capi::ImportCompute("sigmoid_backward._frameworks._xla_ffi");
   if (sb_compute == nullptr) return nullptr;
   return PyModule_Create(&kModule);
 }
