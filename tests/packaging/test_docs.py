@@ -159,3 +159,17 @@ def test_layout_table_names_every_source_file():
     assert files - named == set(), "docs/development.md's layout table misses these files"
     gone = {n for n in named if n.split("/")[0] in layers and not (package / n).exists()}
     assert gone == set(), "docs/development.md's layout table names files that are gone"
+
+
+@pytest.mark.parametrize("extra", ["torch", "jax"])
+def test_framework_extras_state_the_versions_the_docs_name(extra):
+    """The installed package's [torch]/[jax] extras bound the framework
+    below by the version docs/frameworks.md says was tested."""
+    import importlib.metadata
+    marker = f'extra == "{extra}"'
+    (dep,) = [r.split(";")[0].strip() for r in importlib.metadata.requires("sigmoid-backward")
+              if marker in r]
+    name, bound = re.fullmatch(r"(\w+)\s*>=\s*([\d.]+)", dep).groups()
+    assert name == extra
+    text = " ".join((ROOT / "docs" / "frameworks.md").read_text().split())
+    assert f"{extra} >= {bound}" in text, f"docs/frameworks.md does not name {dep}"
