@@ -230,7 +230,7 @@ def _back_off(kernels, nthreads=2):
     ends an hour from now, so that its back-off outlasts the test."""
     start = kernels.now_ns()
     end = start + 3600 * 10**9
-    assert kernels.lost(nthreads, end - start, 1_000)
+    assert kernels.saved(nthreads, end - start, 1_000) < 0
     kernels.note_call(nthreads, start, end, 1_000)
 
 
@@ -291,33 +291,71 @@ def test_concurrent_calls_give_back_every_cpu(fresh_load_policy):
 
 @needs_openmp
 @needs_two_cpus
-def test_back_off_halves_the_default_then_probes(fresh_load_policy):
+def test_back_off_spends_a_credit_then_halves_the_default_then_probes(fresh_load_policy):
     kernels = fresh_load_policy
+    ms = 1_000_000
     start = kernels.now_ns()
-    assert kernels.load_cap(start) >= 2**30      # no cap before any loss
-    # A call that took no longer than one thread would have is no loss.
-    assert not kernels.lost(2, 2 * 100_000 + 20_000, 100_000)
-    assert kernels.lost(2, 2 * 100_000 + 20_001, 100_000)   # slower than one thread
-    kernels.note_call(4, start, start + 100_000, 1_000)     # lost: 4 -> 2
-    assert kernels.load_cap(start + 100_001) == 2
-    first_end = start + 100_000 + 50_000_000                 # the first back-off: 50 ms
-    assert kernels.load_cap(first_end - 1) == 2
-    assert kernels.load_cap(first_end) >= 2**30              # over: the next call probes
-    kernels.note_call(2, first_end, first_end + 100_000, 1_000)   # the probe lost: 200 ms
-    assert kernels.load_cap(first_end + 100_000 + 200_000_000 - 1) == 1
-    assert kernels.load_cap(first_end + 100_000 + 200_000_000) >= 2**30
-    for _ in range(10):                                      # never longer than 2 s
-        kernels.note_call(2, start, start + 100_000, 1_000)
-    assert kernels.load_cap(start + 100_000 + 2 * 10**9 - 1) == 1
-    assert kernels.load_cap(start + 100_000 + 2 * 10**9) >= 2**30
-    kernels.note_call(2, start, start + 150_000, 100_000)   # a win lifts the cap
-    assert kernels.load_cap(start + 150_001) >= 2**30
-    kernels.note_call(2, start, start + 200_000, 1_000)     # but a loss soon after: 2 s
-    assert kernels.load_cap(start + 200_000 + 2 * 10**9 - 1) == 1
-    later = start + 200_000 + 20 * 10**9 + 1                # 10 periods later: 50 ms
-    kernels.note_call(2, later, later + 100_000, 1_000)
-    assert kernels.load_cap(later + 100_000 + 50_000_000 - 1) == 1
-    assert kernels.load_cap(later + 100_000 + 50_000_000) >= 2**30
+    assert kernels.load_cap(start) >= 2**30      # no cap before any call
+    # What a team saved: one thread would have taken threads x its fastest part.
+    assert kernels.saved(2, 150_000, 100_000) == 50_000
+    assert kernels.saved(4, 500_000, 100_000) == -100_000
+    # The credit grows with what calls saved, up to 10 ms.
+    for _ in range(300):
+        kernels.note_call(2, start, start + 150_000, 100_000)   # saved 50 us each
+    assert kernels.credit() == 10 * ms
+    # A loss the credit covers changes nothing (a stall on an idle machine).
+    kernels.note_call(4, start, start + 9 * ms + 400_000, 100_000)   # lost 9 ms
+    assert kernels.credit() == 1 * ms
+    assert kernels.load_cap(start + 9 * ms + 400_001) >= 2**30
+    # One it does not: the count halves for 50x what the call wasted, here
+    # 150 ms, but the first back-off since the credit was full lasts 50 ms
+    # at most.
+    end = start + 3 * ms + 400_000
+    kernels.note_call(4, start, end, 100_000)                  # lost 3 ms: 4 -> 2
+    assert kernels.credit() == 0
+    assert kernels.load_cap(end + 50 * ms - 1) == 2
+    assert kernels.load_cap(end + 50 * ms) >= 2**30            # over: the next call probes
+    # A probe that wins starts a new credit; one that loses backs off again,
+    # 50x what it wasted (3.5 ms; the second back-off may last 200 ms).
+    probe = end + 50 * ms
+    kernels.note_call(2, probe, probe + 150_000, 100_000)
+    assert kernels.credit() == 50_000
+    assert kernels.load_cap(probe + 150_001) >= 2**30
+    kernels.note_call(2, probe, probe + 200_000 + 50_000 + 20_000, 100_000)   # lost 70 us
+    assert kernels.credit() == 0
+    assert kernels.load_cap(probe + 270_000 + 50 * 70_000 - 1) == 1
+    assert kernels.load_cap(probe + 270_000 + 50 * 70_000) >= 2**30
+    # The back-off lasts 1 ms at least, and 2 s at most.
+    kernels.note_call(2, probe, probe + 200_001, 100_000)      # lost 1 ns
+    assert kernels.load_cap(probe + 200_001 + ms - 1) == 1
+    assert kernels.load_cap(probe + 200_001 + ms) >= 2**30
+    kernels.note_call(2, probe, probe + 10**9, 100_000)        # lost ~1 s: the 4th, 3.2 s
+    assert kernels.load_cap(probe + 10**9 + 2 * 10**9 - 1) == 1
+    assert kernels.load_cap(probe + 10**9 + 2 * 10**9) >= 2**30
+    kernels.reset_load()
+    assert kernels.credit() == 0 and kernels.load_cap(probe) >= 2**30
+
+
+@needs_openmp
+@needs_two_cpus
+def test_back_off_lengthens_4x_while_the_credit_stays_spent(fresh_load_policy):
+    """One long stall (a first call's page faults) backs off 50 ms, not 2 s;
+    losses that follow lengthen it 4x each, and a full credit forgets them."""
+    kernels = fresh_load_policy
+    ms, t = 1_000_000, kernels.now_ns()
+    for period in (50 * ms, 200 * ms, 800 * ms, 2000 * ms, 2000 * ms):
+        end = t + 40 * ms + 200_000
+        kernels.note_call(2, t, end, 100_000)               # lost 40 ms: 50x is 2 s
+        assert kernels.load_cap(end + period - 1) == 1
+        assert kernels.load_cap(end + period) >= 2**30
+        t = end + period
+    for _ in range(200):                                      # the credit fills again
+        kernels.note_call(2, t, t + 150_000, 100_000)
+    assert kernels.credit() == 10 * ms
+    end = t + 10 * ms + 40 * ms + 200_000
+    kernels.note_call(2, t, end, 100_000)                     # spends it: 50 ms again
+    assert kernels.load_cap(end + 50 * ms - 1) == 1
+    assert kernels.load_cap(end + 50 * ms) >= 2**30
 
 
 @needs_openmp

@@ -30,8 +30,9 @@ SB_ATOMIC_ACCESSORS(size, ptrdiff_t)
 SB_ATOMIC_ACCESSORS(ll, long long)
 SB_ATOMIC_ACCESSORS(ptr, const void *)
 
-/* Read-modify-write of an int, for the thread pool's token count
- * (_threads.h); relaxed, as above: the count orders nothing. */
+/* Read-modify-write of an int, for the thread pool's token count, and of a
+ * long long, for the back-off's credit (_threads.h), which returns the new
+ * value; relaxed, as above: neither orders anything. */
 #if defined(_MSC_VER) && !defined(__clang__)
 #  include <intrin.h>
 static inline int sb_cas_int(int *p, int *expected, int desired)
@@ -42,6 +43,10 @@ static inline int sb_cas_int(int *p, int *expected, int desired)
     return 0;
 }
 static inline void sb_add_int(int *p, int v) { _InterlockedExchangeAdd((volatile long *)p, v); }
+static inline long long sb_add_ll(long long *p, long long v)
+{
+    return _InterlockedExchangeAdd64((volatile long long *)p, v) + v;
+}
 #else
 static inline int sb_cas_int(int *p, int *expected, int desired)
 {
@@ -49,6 +54,10 @@ static inline int sb_cas_int(int *p, int *expected, int desired)
                                        __ATOMIC_RELAXED);
 }
 static inline void sb_add_int(int *p, int v) { __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+static inline long long sb_add_ll(long long *p, long long v)
+{
+    return __atomic_add_fetch(p, v, __ATOMIC_RELAXED);
+}
 #endif
 
 #endif /* SIGMOID_BACKWARD_ATOMIC_H */

@@ -56,7 +56,8 @@ cdef extern from "_threads.h" nogil:
     int sb_threads_claim(int want, int is_explicit)
     void sb_threads_release(int taken)
     int sb_threads_load_cap(long long now)
-    int sb_threads_lost(int nthreads, long long elapsed, long long fastest_part)
+    long long sb_threads_saved(int nthreads, long long elapsed, long long fastest_part)
+    long long sb_threads_credit()
     void sb_threads_note_call(int nthreads, long long start, long long end,
                               long long fastest_part)
     void sb_threads_reset_load()
@@ -264,10 +265,17 @@ def now_ns():
     return sb_now_ns()
 
 
-def lost(int nthreads, long long elapsed_ns, long long fastest_part_ns):
-    """Whether a call on ``nthreads`` threads that took ``elapsed_ns``, its
-    fastest thread ``fastest_part_ns``, lost to one thread (_threads.h)."""
-    return bool(sb_threads_lost(nthreads, elapsed_ns, fastest_part_ns))
+def saved(int nthreads, long long elapsed_ns, long long fastest_part_ns):
+    """What a call on ``nthreads`` threads that took ``elapsed_ns``, its
+    fastest thread ``fastest_part_ns``, saved against one thread, in ns
+    (negative: it lost; _threads.h)."""
+    return sb_threads_saved(nthreads, elapsed_ns, fastest_part_ns)
+
+
+def credit():
+    """What the default's teams saved lately against one thread (ns): the
+    back-off's credit (_threads.h)."""
+    return sb_threads_credit()
 
 
 def note_call(int nthreads, long long start_ns, long long end_ns, long long fastest_part_ns):

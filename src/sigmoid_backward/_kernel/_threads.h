@@ -38,14 +38,25 @@
  *   use about CPUs/N threads each, not N x CPUs, and while any call holds
  *   more than its own thread, all calls together hold at most the CPUs.
  * - Back-off when the machine is busy (sb_threads_load_cap and
- *   sb_threads_note_call): each thread of a team times its part.  A call
- *   whose team took longer than one thread would have (threads x the
- *   fastest part) plus 20 us, was waiting for a preempted
- *   thread; the default count then halves for a period, after which one
- *   call probes the full count again.  The period is 50 ms, 4x longer at
- *   each loss within 10 periods of the last, at most 2 s: a probe that
- *   loses costs one time slice per period.  A win lifts the cap.  Only the default's calls are timed (two
- *   omp_get_wtime() per thread, tens of ns).
+ *   sb_threads_note_call): each thread of a team times its part, and one
+ *   thread alone would have taken about threads x the fastest part.  What
+ *   each default team call saved against that (negative when it waited
+ *   for a preempted thread) goes into a credit, capped at 10 ms.  While the
+ *   credit holds, teams run: on an idle machine a rare stall (a host's
+ *   interrupt, another guest) is paid from what thousands of calls saved,
+ *   and the default keeps its full speed.  When the credit runs out, the
+ *   default count halves for a period, and then the next call probes the
+ *   full count again.  The period is 50 times what the last call wasted
+ *   (so a probe that loses as much costs about 2% of the time, whatever a
+ *   time slice costs here), 1 ms to 2 s; but the first back-off since the
+ *   credit was last full lasts at most 50 ms, and each next one at most 4x
+ *   longer: one stall of tens of ms (a first call's page faults and thread
+ *   creation) must not hold an idle process at one thread for seconds.  A
+ *   first version backed off at every call slower than one thread, and on
+ *   an idle guest the rare stalls kept the default at one thread (0.91x
+ *   one thread's time at 1e6 float32, against 0.54x).
+ *   Only the default's calls are timed (two reads of CLOCK_MONOTONIC per
+ *   thread, tens of ns).
  *
  * fork(): GNU libgomp keeps a pool of threads for each thread that started
  * a parallel region, in that thread's thread-local state.  A child process
@@ -72,7 +83,9 @@
 
 #if defined(__unix__) || defined(__APPLE__)
 #  include <pthread.h>
+#  include <time.h>
 #  define SB_HAVE_FORK 1
+#  define SB_HAVE_MONOTONIC 1
 #else
 #  define SB_HAVE_FORK 0
 #endif
@@ -87,16 +100,17 @@ static SB_THREAD_LOCAL int sb_last_threads = 0;   /* the calling thread's last c
 static int sb_adaptive = 1;             /* the load policy on the default */
 static int sb_free_cpus = 1;            /* tokens left in the pool (may go below 0) */
 /* Back-off: default calls use at most sb_cap threads until sb_cap_until
- * (ns of omp_get_wtime); sb_cap_period is the last back-off's length (0:
- * none yet). */
+ * (ns of sb_now_ns); sb_credit is what the default's teams saved lately
+ * against one thread (ns, at most SB_CREDIT_MAX_NS). */
 static int sb_cap = SB_MAX_THREADS;
 static long long sb_cap_until = 0;
-static long long sb_cap_period = 0;
-static long long sb_last_loss = 0;      /* when the last loss ended (ns) */
-#define SB_BACKOFF_FIRST_NS 50000000LL      /* 50 ms */
-#define SB_BACKOFF_MAX_NS 2000000000LL      /* 2 s */
-#define SB_BACKOFF_FORGET 10                /* periods after which a loss starts afresh */
-#define SB_LOSS_SLACK_NS 20000LL            /* 20 us: a team's wake-up, with margin */
+static long long sb_credit = 0;
+static int sb_backoffs = 0;             /* back-offs since the credit was last full */
+#define SB_CREDIT_MAX_NS 10000000LL         /* 10 ms: the stalls an idle machine absorbs */
+#define SB_BACKOFF_PER_WASTE 50             /* a back-off lasts 50x what the loss wasted, */
+#define SB_BACKOFF_MIN_NS 1000000LL         /* at least 1 ms, */
+#define SB_BACKOFF_FIRST_NS 50000000LL      /* at most 50 ms x 4^(back-offs since full), */
+#define SB_BACKOFF_MAX_NS 2000000000LL      /* and at most 2 s */
 
 /* ---- fork(): a helper thread for the thread that forked ---------------- */
 
@@ -248,12 +262,17 @@ static inline int sb_threads_free_cpus(void) { return sb_load_int(&sb_free_cpus)
 static inline void sb_threads_set_last(int n) { sb_last_threads = n; }
 static inline int sb_threads_last(void) { return sb_last_threads; }
 
-/* A monotonic clock in ns: OpenMP's, which libgomp reads from
- * CLOCK_MONOTONIC (the vDSO, about 20 ns).  Only teams are timed, so a
- * build without OpenMP never asks. */
+/* A monotonic clock in ns: CLOCK_MONOTONIC where POSIX has it (the vDSO,
+ * about 20 ns), which no change of the wall clock moves (LLVM's libomp
+ * reads omp_get_wtime from the wall clock), else OpenMP's.  Only teams
+ * are timed, so a build without OpenMP never asks. */
 static inline long long sb_now_ns(void)
 {
-#ifdef _OPENMP
+#if defined(_OPENMP) && defined(SB_HAVE_MONOTONIC)
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+#elif defined(_OPENMP)
     return (long long)(omp_get_wtime() * 1e9);
 #else
     return 0;
@@ -285,57 +304,53 @@ static inline int sb_threads_load_cap(long long now)
     return now < sb_load_ll(&sb_cap_until) ? sb_load_int(&sb_cap) : SB_MAX_THREADS;
 }
 
-/* Whether a call on `nthreads` threads lost to one thread: it took
- * `elapsed` ns, and its fastest thread's part `fastest_part` ns; one thread
- * alone would have run at least as fast as that one, so it would have taken
- * at most nthreads x that (the parts are equal).  The slack covers a
- * team's wake-up on an idle machine.  A first version allowed twice that,
- * and under a load average of 9 the default ran 1.1-1.4x one thread's time
- * on average: teams slower than one thread but not by 2x went unseen. */
-static inline int sb_threads_lost(int nthreads, long long elapsed, long long fastest_part)
+/* What a call on `nthreads` threads saved against one thread (ns; negative:
+ * it lost): it took `elapsed` ns, and its fastest thread's part
+ * `fastest_part` ns; one thread alone runs at least as fast as that one,
+ * so it would have taken about nthreads x that (the parts are equal). */
+static inline long long sb_threads_saved(int nthreads, long long elapsed,
+                                         long long fastest_part)
 {
-    return elapsed > (long long)nthreads * fastest_part + SB_LOSS_SLACK_NS;
+    return (long long)nthreads * fastest_part - elapsed;
 }
 
 /* After a default call on `nthreads` (> 1) threads, started at `start` and
- * ended at `end` (ns), whose fastest part took `fastest_part` ns: back off
- * on a loss, end the back-off on a win.  Races between threads only move
- * the period or the cap, never a result. */
+ * ended at `end` (ns), whose fastest part took `fastest_part` ns: add what
+ * it saved to the credit, and back off when the credit is spent.  Races
+ * between threads only move the credit or the cap, never a result. */
 static inline void sb_threads_note_call(int nthreads, long long start, long long end,
                                         long long fastest_part)
 {
-    if (sb_threads_lost(nthreads, end - start, fastest_part)) {
-        /* Losses close together mean a lasting load: each backs off 4x
-         * longer.  A loss long after the last one starts again from the
-         * shortest back-off. */
-        long long period = sb_load_ll(&sb_cap_period);
-        const long long last = sb_load_ll(&sb_last_loss);
-        if (!period || end - last > SB_BACKOFF_FORGET * period) {
-            period = SB_BACKOFF_FIRST_NS;
-        } else {
-            period = period >= SB_BACKOFF_MAX_NS / 4 ? SB_BACKOFF_MAX_NS : 4 * period;
-        }
-        sb_store_ll(&sb_cap_period, period);
-        sb_store_ll(&sb_last_loss, end);
+    const long long saved = sb_threads_saved(nthreads, end - start, fastest_part);
+    const long long credit = sb_add_ll(&sb_credit, saved);
+    if (credit >= SB_CREDIT_MAX_NS) {
+        sb_add_ll(&sb_credit, SB_CREDIT_MAX_NS - credit);
+        sb_store_int(&sb_backoffs, 0);
+    } else if (credit < 0) {
+        const long long waste = saved < 0 ? -saved : -credit;
+        const int earlier = sb_load_int(&sb_backoffs);
+        long long ramp = SB_BACKOFF_FIRST_NS, period = SB_BACKOFF_PER_WASTE * waste;
+        for (int k = 0; k < earlier && ramp < SB_BACKOFF_MAX_NS; k++) ramp *= 4;
+        if (period > ramp) period = ramp;
+        if (period < SB_BACKOFF_MIN_NS) period = SB_BACKOFF_MIN_NS;
+        if (period > SB_BACKOFF_MAX_NS) period = SB_BACKOFF_MAX_NS;
+        sb_store_int(&sb_backoffs, earlier + 1 < 64 ? earlier + 1 : 64);
+        sb_add_ll(&sb_credit, -credit);
         sb_store_int(&sb_cap, nthreads / 2 > 1 ? nthreads / 2 : 1);
         sb_store_ll(&sb_cap_until, end + period);
-    } else if (sb_load_ll(&sb_cap_until)) {
-        /* A win lifts the cap but keeps the period: under a steady load a
-         * probe wins now and then by luck, and a win that shortened the
-         * period kept the losses frequent (a 3e7 casting call under one
-         * busy process took 5.8x its single-thread time when a win halved
-         * it). */
-        sb_store_ll(&sb_cap_until, 0);
     }
 }
 
 /* Forget the back-off (tests, and the bench between loads). */
 static inline void sb_threads_reset_load(void)
 {
-    sb_store_ll(&sb_cap_period, 0);
-    sb_store_ll(&sb_last_loss, 0);
+    sb_store_ll(&sb_credit, 0);
+    sb_store_int(&sb_backoffs, 0);
     sb_store_ll(&sb_cap_until, 0);
     sb_store_int(&sb_cap, SB_MAX_THREADS);
 }
+
+/* The credit (tests). */
+static inline long long sb_threads_credit(void) { return sb_load_ll(&sb_credit); }
 
 #endif /* SIGMOID_BACKWARD_THREADS_H */
