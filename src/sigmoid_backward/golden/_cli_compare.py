@@ -161,7 +161,6 @@ def _load_manifest(manifest, actual_dir):
             cases = json.loads(f.read().decode("utf-8"))["cases"]
         if not isinstance(cases, list):
             raise TypeError("'cases' is not a list")
-        return cases
     except RecursionError:
         raise GoldenError(f"--manifest: {manifest}: JSON nested too deeply to be a "
                           f"manifest") from None
@@ -172,6 +171,9 @@ def _load_manifest(manifest, actual_dir):
             raise
         raise GoldenError(f"--manifest: {manifest} is not a manifest of golden --cases "
                           f"({type(exc).__name__}: {exc})") from None
+    if not cases:  # a campaign that compares nothing must not pass
+        raise GoldenError(f"--manifest: {manifest} has no cases: nothing to compare")
+    return cases
 
 
 def _case_name(case, n):
@@ -214,15 +216,20 @@ def _open_case(case, n, folder, actual_dir, names, bf16_as):
         raise GoldenError(f"{where}: not a case object")
     if "error" in case:
         raise GoldenError(f"{where}: golden --cases could not write it: {case['error']}")
+    missing = [key for key in ("dtype", "shape", "golden") if key not in case]
+    if missing:
+        raise GoldenError(f"{where}: missing {', '.join(map(repr, missing))}")
     try:
         dtype = lookup(case["dtype"])
+    except KeyError:
+        raise GoldenError(f"{where}: field 'dtype': unknown dtype {case['dtype']!r}; "
+                          f"accepted: {choices()}") from None
+    try:
         shape = case["shape"]
         if not isinstance(shape, list) or not all(
                 isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
             raise GoldenError(f"{where}: shape {shape!r} is not a list of integers >= 0")
         golden = _plain_name(case["golden"], where)
-    except KeyError as exc:
-        raise GoldenError(f"{where}: missing or unknown {exc}") from None
     except TypeError as exc:
         raise GoldenError(f"{where}: {exc}") from None
     tolerance = case.get("tolerance")
@@ -333,7 +340,7 @@ def json_text(results, standard):
         case = r.as_dict()
         case["status"] = status_of(r)
         cases.append(case)
-    report = {"standard": standard, "passed": counts["PASS"] == len(results),
+    report = {"standard": standard, "passed": bool(results) and counts["PASS"] == len(results),
               "counts": counts, "cases": cases}
     return json.dumps(report, indent=1, allow_nan=False) + "\n"
 

@@ -212,6 +212,9 @@ def generate(source, out_dir, *, fmt="bin", seed=0, log=None, signals=None, max_
         raise GoldenError(f"--max-bytes: {max_bytes!r} is not an integer >= 0")
     found = read_cases(source) if isinstance(source, str | os.PathLike) \
         else [checked_case(case) for case in source]
+    if not found:  # its manifest would compare nothing: compare --manifest refuses it
+        what = os.fspath(source) if isinstance(source, str | os.PathLike) else "the list"
+        raise CaseFileError(f"--cases: {what} has no cases: nothing to generate")
     out_dir = os.fspath(out_dir)
     names = [_file_name(case.name, "golden", fmt) for case in found]
     clash = next((n for n in names if names.count(n) > 1), None)
