@@ -457,8 +457,8 @@ def main(argv):
             return _stopped("interrupted", signal.SIGINT)
         except Terminated as exc:
             return _stopped(f"terminated by {signal.Signals(exc.signum).name}", exc.signum)
-    for exc in failed:
-        _error(str(exc))
+    for lost in failed:
+        _error(str(lost))
     verdicts = [status_of(r) for r in results if status_of(r) in ("FAIL", "WARNING")]
     if failed and verdicts:  # the status is 3: say the verdict it does not
         print(f"{_prog()}: {verdicts.count('FAIL')} FAIL and {verdicts.count('WARNING')} "

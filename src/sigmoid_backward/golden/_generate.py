@@ -136,7 +136,7 @@ def check_file_names(found, fmt):
     later case would overwrite the earlier one's.  Compared by
     ``str.casefold()`` over every file the run writes (manifest.json cannot
     clash: every other name ends in ``_<input or golden>.<format>``)."""
-    seen = {}  # casefolded name -> (index of its case, name)
+    seen: dict[str, tuple[int, str]] = {}  # casefolded name -> (its case's index, name)
     for n, case in enumerate(found):
         for part in (*(inp.name for inp in case.inputs), "golden"):
             name = _file_name(case.name, part, fmt)
