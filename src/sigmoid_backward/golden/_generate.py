@@ -222,7 +222,8 @@ def generate(source, out_dir, *, fmt="bin", seed=0, log=None, signals=None, max_
     Raises
     ------
     CaseFileError, GoldenError
-        Before anything is written: a bad argument or case, a case set too
+        Before anything is written: a bad argument or case, no cases, two
+        cases whose files' names differ only in letter case, a case set too
         large, the folder in use by another run.
     """
     if fmt not in FORMATS:
