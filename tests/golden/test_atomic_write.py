@@ -213,8 +213,8 @@ def _fails(code, names):
 # Each step of replace_file that may fail, with what the OS says and the
 # file names an OSError carries: the temporary file's, and the target's.
 FAILURES = {
-    "creating the temporary": ("tempfile", "mkstemp", errno.EACCES,
-                               lambda p: [os.path.join(p[0], ".r.npy.abc123.tmp")]),
+    "creating the temporary": ("atomic", "_create_temporary", errno.EACCES,
+                               lambda p: [f".{p[0]}.abc123.tmp"]),
     "flushing it to disk": ("os", "fsync", errno.EIO, lambda p: []),
     "giving it the mode": ("atomic", "_keep_owner_and_mode", errno.EPERM, lambda p: p[:1]),
     "renaming it": ("os", "replace", errno.EXDEV, lambda p: [p[0], None, p[1]]),
@@ -227,7 +227,7 @@ def test_a_failed_step_names_the_users_path_not_the_temporary(tmp_path, capsys, 
     """Wherever the write fails (as root, a read-only folder cannot make it
     fail), the one line names --out as the user gave it."""
     module, name, code, names = FAILURES[step]
-    target = {"tempfile": atomic.tempfile, "os": atomic.os, "atomic": atomic}[module]
+    target = {"os": atomic.os, "atomic": atomic}[module]
     monkeypatch.setattr(target, name, _fails(code, names))
     out = tmp_path / "r.npy"
     np.save(out, np.zeros(1))
@@ -321,11 +321,11 @@ def test_an_ignored_sigterm_stays_ignored(tmp_path):
 # Signals raised just after the temporary file is made, and just after it is
 # renamed over --out.  In a subprocess: a regression would kill pytest.
 HELD_BACK = DEFAULT_SIGNALS + """
-import os, signal, sys, tempfile
+import os, signal, sys
 from sigmoid_backward.golden import _atomic_write
 from sigmoid_backward.golden import _cli_golden
 where = sys.argv.pop(1)
-real = os.replace if where == "replace" else tempfile.mkstemp
+real = os.replace if where == "replace" else _atomic_write._create_temporary
 
 def then_signal(*args, **kwargs):
     made = real(*args, **kwargs)
@@ -334,14 +334,14 @@ def then_signal(*args, **kwargs):
 if where == "replace":
     _atomic_write.os.replace = then_signal
 else:
-    _atomic_write.tempfile.mkstemp = then_signal
+    _atomic_write._create_temporary = then_signal
 status = _cli_golden.main(sys.argv[1:])
 assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL   # restored
 sys.exit(status)
 """
 
 
-@pytest.mark.parametrize("where, written", [("mkstemp", False), ("replace", True)])
+@pytest.mark.parametrize("where, written", [("create", False), ("replace", True)])
 def test_a_signal_while_creating_or_renaming_is_held_back(tmp_path, where, written):
     """A signal that arrives while the temporary file is created, or while
     it is renamed, is acted on just after: never a file left behind, and
@@ -358,3 +358,79 @@ def test_a_signal_while_creating_or_renaming_is_held_back(tmp_path, where, writt
         assert_same(np.load(tmp_path / "r.npy"), HALF_RESULT)
     else:
         assert not (tmp_path / "r.npy").exists()
+
+
+# --- a new file's mode: what a plain open() gives, the umask never set --------------
+
+def _plain_open_mode(folder):
+    """The permission bits a plain open() gives a new file in ``folder``."""
+    with open(folder / "plain", "wb"):
+        pass
+    mode = stat.S_IMODE((folder / "plain").stat().st_mode)
+    (folder / "plain").unlink()
+    return mode
+
+
+def _default_acl(folder, other):
+    """Give ``folder`` a default ACL (user rw, group r, others ``other``),
+    which the kernel applies to a new file instead of the umask; False where
+    the file system has no ACLs."""
+    import struct
+    entries = ((0x01, 6), (0x04, 4), (0x20, other))  # USER_OBJ, GROUP_OBJ, OTHER
+    value = struct.pack("<I", 2) + b"".join(struct.pack("<HHI", tag, perm, 0xFFFFFFFF)
+                                           for tag, perm in entries)
+    try:
+        os.setxattr(folder, "system.posix_acl_default", value)
+    except (OSError, AttributeError):
+        return False
+    return True
+
+
+def _umask_forbidden():
+    raise AssertionError("os.umask called: it sets the umask of the whole process, "
+                         "which other threads' new files get meanwhile")
+
+
+@pytest.mark.parametrize("umask, acl", [(0o022, None), (0o077, None), (0o002, None),
+                                        (0o027, None), (0, None), (0o077, 4), (0o022, 6)],
+                         ids=lambda v: "no ACL" if v is None else oct(v))
+def test_a_new_file_gets_the_mode_a_plain_open_gives(tmp_path, monkeypatch, umask, acl):
+    """Both ways of writing (--out, and a --cases folder's files) create the
+    file with 0666 and let the kernel apply the umask, or a default ACL
+    (where one is, the umask does not count): os.umask is never called."""
+    if acl is not None and not _default_acl(tmp_path, acl):
+        pytest.skip("no POSIX ACLs on this file system")
+    previous = os.umask(umask)
+    try:
+        expected = _plain_open_mode(tmp_path)
+        monkeypatch.setattr(atomic.os, "umask", lambda *a: _umask_forbidden())
+        atomic.replace_file(str(tmp_path / "r.bin"), lambda f: f.write(b"x"),
+                            atomic.Signals(), {})
+        with atomic.Folder(tmp_path) as folder:
+            folder.replace("f.bin", lambda f: f.write(b"x"), atomic.Signals())
+    finally:
+        monkeypatch.undo()
+        os.umask(previous)
+    if acl is not None:
+        assert expected == 0o640 | acl, oct(expected)  # the ACL's, not the umask's
+    assert stat.S_IMODE((tmp_path / "r.bin").stat().st_mode) == expected
+    assert stat.S_IMODE((tmp_path / "f.bin").stat().st_mode) == expected
+    assert tmp_files(tmp_path) == []
+
+
+def test_an_existing_file_is_never_wider_while_written(tmp_path, monkeypatch):
+    """Replacing a 0600 file: the new file is 0600 from its creation, never
+    0666 less the umask while the data is written into it."""
+    (tmp_path / "r.bin").write_bytes(b"old")
+    os.chmod(tmp_path / "r.bin", 0o600)
+    seen = []
+
+    def fill(f):
+        seen.append(stat.S_IMODE(os.fstat(f.fileno()).st_mode))
+        f.write(b"new")
+    previous = os.umask(0)
+    try:
+        atomic.replace_file(str(tmp_path / "r.bin"), fill, atomic.Signals(), {})
+    finally:
+        os.umask(previous)
+    assert seen == [0o600] and stat.S_IMODE((tmp_path / "r.bin").stat().st_mode) == 0o600

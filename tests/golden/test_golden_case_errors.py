@@ -7,7 +7,10 @@ import signal
 import subprocess
 import sys
 
+import numpy as np
 import pytest
+
+from sigmoid_backward.golden import Case, CaseFileError, Input, generate
 
 from golden_support import files, one_line_error, run, tmp_files, usage_error
 from helpers import under_asan
@@ -202,3 +205,34 @@ def test_a_tolerance_that_is_no_number_is_a_case_file_error(tmp_path):
                     '"((None, None),)"\n')
     with pytest.raises(CaseFileError, match="precision_tolerances holds None, not a number"):
         cases(path)
+
+
+# --- file names that are one file on a case-insensitive file system --------------------
+
+def test_case_names_differing_only_in_letter_case_are_refused(tmp_path, capsys):
+    """On macOS and Windows Case_A_golden.bin and case_a_golden.bin are one
+    file: the second case would overwrite the first's inputs and golden."""
+    text = KERNEL_HEADER + KERNEL_ROW.replace("k,", "Case_A,") + KERNEL_ROW.replace(
+        "k,", "case_a,")
+    (tmp_path / "cases.csv").write_text(text)
+    status, out, err = run(capsys, "golden", "--cases", tmp_path / "cases.csv", "--out-dir",
+                           tmp_path / "out", "--format", "npy")
+    one_line_error(status, err, "--cases: cases 'Case_A' and 'case_a' would write Case_A_y.npy "
+                                "and case_a_y.npy, one file where letter case does not count "
+                                "(macOS, Windows): rename one")
+    assert out == "" and not (tmp_path / "out").exists()
+
+
+def test_names_made_equal_by_the_file_name_rule_are_refused(tmp_path):
+    """"a/b" and "a_b" both become a_b_...: refused naming both cases, as
+    is the same case given twice, before anything is written."""
+    inputs = (Input("gradOutput", np.dtype(np.float32), (3,), (-1.0, 1.0)),
+              Input("output", np.dtype(np.float32), (3,), (0.0, 1.0)))
+    first, second = (Case(name, inputs, np.dtype(np.float32), (3,)) for name in ("a/b", "A_b"))
+    with pytest.raises(CaseFileError, match="cases 'a/b' and 'A_b' would write "
+                                            "a_b_gradOutput.bin and A_b_gradOutput.bin"):
+        generate([first, second], tmp_path / "out")
+    with pytest.raises(CaseFileError, match="cases 'a/b' and 'a/b' would both write "
+                                            "a_b_gradOutput.bin: rename one"):
+        generate([first, first], tmp_path / "out")
+    assert not (tmp_path / "out").exists()

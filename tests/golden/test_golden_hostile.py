@@ -404,3 +404,90 @@ def test_a_fortran_order_golden_swapped_for_a_link_is_not_read(tmp_path):
     path.symlink_to(secret)
     with pytest.raises(GoldenError, match="link"):
         list(golden.chunks(4))
+
+
+# --- a hostile --map --------------------------------------------------------------------
+
+def _map_campaign(tmp_path):
+    generate(TTK_ACLNN, tmp_path / "golden")
+    (tmp_path / "device").mkdir()
+    return ["--manifest", tmp_path / "golden" / "manifest.json", "--actual-dir",
+            tmp_path / "device", "--json", tmp_path / "r.json"]
+
+
+def _without_blocking(capsys, args, seconds=60):
+    done = []
+    worker = threading.Thread(target=lambda: done.append(run(capsys, "compare", *args)),
+                              daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert done, "compare blocked on --map"
+    return done[0]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.parametrize("how", ["fifo", "symlink to a fifo", "/dev/zero", "directory"])
+def test_a_map_that_is_no_regular_file_is_refused_without_blocking(tmp_path, capsys, outside,
+                                                                   how):
+    args = _map_campaign(tmp_path)
+    path = tmp_path / "map.json"
+    if how == "fifo":
+        os.mkfifo(path)
+    elif how == "symlink to a fifo":
+        os.mkfifo(tmp_path / "fifo")
+        path.symlink_to(tmp_path / "fifo")
+    elif how == "directory":
+        path.mkdir()
+    else:
+        path = Path("/dev/zero")
+    status, out, err = _without_blocking(capsys, [*args, "--map", path])
+    one_line_error(status, err, f"--map: {path} is a", command="compare")
+    assert out == "" and not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_map_swapped_for_a_fifo_after_its_check_does_not_block(tmp_path, capsys, outside,
+                                                                 monkeypatch):
+    """The check sees a regular file; by the open, a FIFO is in its place:
+    the open does not wait for a writer, and the open file is checked."""
+    from sigmoid_backward._tools import _paths
+    args = _map_campaign(tmp_path)
+    (tmp_path / "regular.json").write_text("{}")
+    os.mkfifo(tmp_path / "map.json")
+    real = _paths._stat
+    monkeypatch.setattr(_paths, "_stat", lambda path, *rest: real(
+        tmp_path / "regular.json" if str(path) == str(tmp_path / "map.json") else path, *rest))
+    status, out, err = _without_blocking(capsys, [*args, "--map", tmp_path / "map.json"])
+    one_line_error(status, err, f"--map: {tmp_path / 'map.json'} is a FIFO (named pipe), not "
+                                f"a regular file", command="compare")
+    assert out == "" and not (tmp_path / "r.json").exists()
+
+
+def test_a_huge_map_is_refused_before_it_is_read(tmp_path, capsys, outside, monkeypatch):
+    """A map over MAP_BYTES (sparse: no disk taken) is refused by its size,
+    not read into memory; one at the bound is read."""
+    from sigmoid_backward.golden import _dumps
+    args = _map_campaign(tmp_path)
+    with open(tmp_path / "map.json", "wb") as f:
+        f.truncate(_dumps.MAP_BYTES + 1)
+    status, out, err = run(capsys, "compare", *args, "--map", tmp_path / "map.json")
+    one_line_error(status, err, f"--map: {tmp_path / 'map.json'} holds "
+                                f"{_dumps.MAP_BYTES + 1:,} bytes, more than the "
+                                f"{_dumps.MAP_BYTES:,} allowed", command="compare")
+    assert out == "" and not (tmp_path / "r.json").exists()
+    monkeypatch.setattr(_dumps, "MAP_BYTES", 100)
+    (tmp_path / "map.json").write_text(json.dumps({"x": "y" * (100 - 9)}))  # 100 bytes
+    assert (tmp_path / "map.json").stat().st_size == 100
+    status, _, err = run(capsys, "compare", *args, "--map", tmp_path / "map.json")
+    assert status == 3 and err == ""  # read; the device folder is empty: every case ERROR
+
+
+def test_a_map_through_a_symlink_is_read_as_the_manifest_is(tmp_path, capsys, outside):
+    """--map names a file the user chose, as --manifest does: a symlink to a
+    regular file is followed (only a manifest's own files must not be)."""
+    args = _map_campaign(tmp_path)
+    (outside / "map.json").write_text("{}")
+    (tmp_path / "link.json").symlink_to(outside / "map.json")
+    status, _, err = run(capsys, "compare", *args, "--map", tmp_path / "link.json")
+    assert status == 3 and err == ""
+    (outside / "map.json").unlink()  # leave `outside` as it was

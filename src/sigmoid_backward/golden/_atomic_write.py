@@ -13,7 +13,8 @@ What a replacement keeps and refuses:
   until a reader comes.
 - an existing target keeps its permission bits, and its owner and group
   where this process may set them (root, or a group it belongs to); a new
-  one gets ``0666`` less the umask.  A target this process may not write is
+  one gets what a plain ``open()`` gives: ``0666`` less the umask (or as
+  the folder's default ACL says).  A target this process may not write is
   refused, as the shell's ``>`` refuses it.
 - the target is a new file (a new inode), as with ``mv``: another hard link
   to the old file keeps the old contents.  Writing in place would break the
@@ -24,10 +25,10 @@ What a replacement keeps and refuses:
   them).
 """
 import contextlib
+import errno
 import os
 import signal
 import stat
-import tempfile
 import threading
 
 from .._tools._paths import kind
@@ -146,28 +147,49 @@ class Terminated(BaseException):
         self.signum = signum
 
 
+def _create_temporary(name, mode, place):
+    """A new temporary file for ``name``: (its descriptor, its name), under
+    a random name that ``place`` makes a path and keyword arguments of
+    (``dir_fd``), created with ``O_EXCL | O_NOFOLLOW``.
+
+    ``mode``: 0o666 for a new target, and the kernel takes off what it takes
+    off any new file, the umask or a default ACL's limits, so the file gets
+    exactly what a plain ``open()`` gives.  Reading the umask instead
+    (``os.umask`` sets it to read it: for the whole process, racing other
+    threads' files) would also miss a default ACL.  0o600 for a target that
+    exists, whose mode it gets once written (no wider meanwhile)."""
+    flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+             | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    for _ in range(100):
+        candidate = f".{name}.{os.urandom(6).hex()}.tmp"
+        path, at = place(candidate)
+        try:
+            return os.open(path, flags, mode, **at), candidate
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name")
+
+
 def _keep_owner_and_mode(fd, tmp, st):
     """Give the new file (open as ``fd``, named ``tmp``) the owner, group and
     permission bits of the file it replaces (``st``), as far as this process
-    may; a new file gets 0666 less the umask (mkstemp made it 0600)."""
+    may.  A new file (``st`` None) keeps the mode it was created with
+    (_create_temporary)."""
     if st is None:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    else:
-        mode = stat.S_IMODE(st.st_mode)
-        owner_kept = not hasattr(os, "fchown")
-        if hasattr(os, "fchown"):
-            try:  # root may; others only their own uid and groups they are in
-                os.fchown(fd, st.st_uid, st.st_gid)
-                owner_kept = True
+        return
+    mode = stat.S_IMODE(st.st_mode)
+    owner_kept = not hasattr(os, "fchown")
+    if hasattr(os, "fchown"):
+        try:  # root may; others only their own uid and groups they are in
+            os.fchown(fd, st.st_uid, st.st_gid)
+            owner_kept = True
+        except OSError:
+            try:
+                os.fchown(fd, -1, st.st_gid)
             except OSError:
-                try:
-                    os.fchown(fd, -1, st.st_gid)
-                except OSError:
-                    pass
-        if not owner_kept:  # no set-id bits on a file of another owner
-            mode &= ~(stat.S_ISUID | stat.S_ISGID)
+                pass
+    if not owner_kept:  # no set-id bits on a file of another owner
+        mode &= ~(stat.S_ISUID | stat.S_ISGID)
     # After the chown, which clears the set-id bits.
     if hasattr(os, "fchmod"):
         os.fchmod(fd, mode)
@@ -188,10 +210,12 @@ def replace_file(path, fill, signals, progress, label="--out"):
     try:
         with signals.hold():  # no signal between creating the file and knowing its name
             try:
-                fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".",
-                                           suffix=".tmp", dir=folder)
+                fd, tmp = _create_temporary(os.path.basename(target),
+                                            0o666 if st is None else 0o600,
+                                            lambda name: (os.path.join(folder, name), {}))
             except OSError as exc:
                 raise WriteError(f"{label}: cannot write {path}: {_reason(exc)}") from None
+            tmp = os.path.join(folder, tmp)
             f = os.fdopen(fd, "wb")  # closes fd whatever happens next
         with f:
             fill(f)
@@ -306,20 +330,9 @@ class Folder:
             raise WriteError(f"{label}: {shown} is {what}, refused: files in the folder are "
                              f"replaced only when regular, never written through a link")
         tmp = f = None
-        flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-                 | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
         try:
             with signals.hold():  # no signal between creating the file and knowing its name
-                for _ in range(100):
-                    candidate = f".{name}.{os.urandom(6).hex()}.tmp"
-                    try:
-                        fd = os.open(self._at(candidate)[0], flags, 0o600, **at)
-                    except FileExistsError:
-                        continue
-                    tmp = candidate
-                    break
-                else:
-                    raise WriteError(f"{label}: cannot write {shown}: no free temporary name")
+                fd, tmp = _create_temporary(name, 0o666 if st is None else 0o600, self._at)
                 f = os.fdopen(fd, "wb")
             with f:
                 fill(f)

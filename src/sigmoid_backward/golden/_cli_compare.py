@@ -14,10 +14,13 @@ in full, with ``--csv TABLE`` a row per case and standard.  A case of a manifest
 cannot be judged (its output missing, unreadable, of another dtype or
 shape; its golden outside the manifest's folder) is an ERROR with its
 reason, and the others go on.  The reports are written, each all or
-nothing, before the exit status: 0 if every case passes, 1 if any fails, 3
-if none fails but some are ERROR, 2 for a usage error or an argument that
-cannot be read, found before any case runs and anything is written (one
-line on stderr).  A closed stdout (``| head``) is not an error.
+nothing and each whatever became of the other, before the exit status: 0
+if every case passes, 1 if any fails, 3 if none fails but some are ERROR,
+or if a report could not be written (stderr then also says how many
+failed), 2 for a usage error or an argument that cannot be read (a report
+path naming an input or the other report, a manifest of no cases), found
+before any case runs and anything is written (one line on stderr).  A
+closed stdout (``| head``) is not an error.
 """
 import argparse
 import json
@@ -53,8 +56,9 @@ def _parser():
         prog=_prog(), formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Compare a device's output with its golden under a precision standard\n"
                     "of NPU operator tests; exit 0 if every case passes, 1 if any fails,\n"
-                    "3 if none fails but some could not be judged (ERROR), 2 on usage\n"
-                    "errors and unreadable arguments (nothing written).",
+                    "3 if none fails but some could not be judged (ERROR) or a report\n"
+                    "could not be written, 2 on usage errors and unreadable arguments\n"
+                    "(nothing written).",
         epilog=f"standards (docs/golden.md has their numbers):\n{standards}")
     p.add_argument("actual", nargs="?", metavar="ACTUAL", help="the device's output file")
     p.add_argument("golden", nargs="?", metavar="GOLDEN", help="the golden file")
@@ -161,7 +165,6 @@ def _load_manifest(manifest, actual_dir):
             cases = json.loads(f.read().decode("utf-8"))["cases"]
         if not isinstance(cases, list):
             raise TypeError("'cases' is not a list")
-        return cases
     except RecursionError:
         raise GoldenError(f"--manifest: {manifest}: JSON nested too deeply to be a "
                           f"manifest") from None
@@ -172,6 +175,9 @@ def _load_manifest(manifest, actual_dir):
             raise
         raise GoldenError(f"--manifest: {manifest} is not a manifest of golden --cases "
                           f"({type(exc).__name__}: {exc})") from None
+    if not cases:  # a campaign that compares nothing must not pass
+        raise GoldenError(f"--manifest: {manifest} has no cases: nothing to compare")
+    return cases
 
 
 def _case_name(case, n):
@@ -214,15 +220,20 @@ def _open_case(case, n, folder, actual_dir, names, bf16_as):
         raise GoldenError(f"{where}: not a case object")
     if "error" in case:
         raise GoldenError(f"{where}: golden --cases could not write it: {case['error']}")
+    missing = [key for key in ("dtype", "shape", "golden") if key not in case]
+    if missing:
+        raise GoldenError(f"{where}: missing {', '.join(map(repr, missing))}")
     try:
         dtype = lookup(case["dtype"])
+    except KeyError:
+        raise GoldenError(f"{where}: field 'dtype': unknown dtype {case['dtype']!r}; "
+                          f"accepted: {choices()}") from None
+    try:
         shape = case["shape"]
         if not isinstance(shape, list) or not all(
                 isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
             raise GoldenError(f"{where}: shape {shape!r} is not a list of integers >= 0")
         golden = _plain_name(case["golden"], where)
-    except KeyError as exc:
-        raise GoldenError(f"{where}: missing or unknown {exc}") from None
     except TypeError as exc:
         raise GoldenError(f"{where}: {exc}") from None
     tolerance = case.get("tolerance")
@@ -262,6 +273,46 @@ def _judge(args, files, name=None, tolerance=None, case_standard=None):
     return results
 
 
+def _same_file(first, second):
+    """Whether two paths name one file: the same real path (a new file's
+    too), or, for files that exist, the same inode (a hard link)."""
+    try:
+        if os.path.realpath(first) == os.path.realpath(second):
+            return True
+        return os.path.samefile(first, second)
+    except (OSError, ValueError):  # missing, or a name no file can have
+        return False
+
+
+def _manifest_files(cases, folder, actual_dir, names):
+    """(what, path) of every golden and device output a manifest's cases
+    name, as _open_case will read them (names it will refuse are left out)."""
+    for n, case in enumerate(cases):
+        if not isinstance(case, dict) or "error" in case:
+            continue
+        where = f"--manifest: {_case_name(case, n)}"
+        try:
+            golden = _plain_name(case.get("golden"), where)
+        except GoldenError:
+            continue
+        yield f"{where}: golden", os.path.join(folder, golden)
+        own = names.get(_case_name(case, n), names.get(golden, golden))
+        yield f"{where}: --actual-dir", os.path.join(actual_dir, own)
+
+
+def check_report_paths(args, inputs):
+    """Refuse a --json or --csv that names the other report, or an input
+    (``inputs``: (what, path) pairs): writing it would destroy the input, or
+    one report the other.  Before any case runs, so nothing is written."""
+    reports = [(label, path) for label, path in (("--json", args.json), ("--csv", args.csv))
+               if path is not None]
+    for n, (label, path) in enumerate(reports):
+        for what, other in (*reports[:n], *inputs):
+            if other is not None and _same_file(path, other):
+                raise GoldenError(f"{label}: {path} is the same file as {what} {other}: "
+                                  f"refused, the report would overwrite it")
+
+
 def run(args):
     """Judge every case; return the results: CompareResult, or CaseError
     for a case that could not be judged (the campaign goes on)."""
@@ -270,6 +321,8 @@ def run(args):
             check_target(path, label)  # refuse a bad report path before comparing
     results = []
     if args.manifest is None:
+        check_report_paths(args, [("ACTUAL", args.actual), ("GOLDEN", args.golden),
+                                  ("--third-party", args.third_party)])
         a, g = _pair(args.actual, args.golden, args.dtype, args.shape, args.bf16_as)
         files = [a, g]
         if args.third_party is not None:
@@ -279,6 +332,8 @@ def run(args):
     names = read_map(args.map) if args.map is not None else {}
     cases = _load_manifest(args.manifest, args.actual_dir)
     folder = os.path.dirname(os.path.abspath(args.manifest))
+    check_report_paths(args, [("--manifest", args.manifest), ("--map", args.map),
+                              *_manifest_files(cases, folder, args.actual_dir, names)])
     for n, case in enumerate(cases):
         name = _case_name(case, n)
         # One ERROR row for a case not judged, whatever the standards asked.
@@ -333,25 +388,40 @@ def json_text(results, standard):
         case = r.as_dict()
         case["status"] = status_of(r)
         cases.append(case)
-    report = {"standard": standard, "passed": counts["PASS"] == len(results),
+    report = {"standard": standard, "passed": bool(results) and counts["PASS"] == len(results),
               "counts": counts, "cases": cases}
     return json.dumps(report, indent=1, allow_nan=False) + "\n"
 
 
 def write_reports(args, results, signals):
-    """The --json and --csv reports, each all or nothing."""
+    """The --json and --csv reports, each all or nothing, and each tried
+    whatever became of the other; return the WriteErrors of those not
+    written."""
     standard = args.standard or "per case"
+    failed = []
     for path, label, text in ((args.json, "--json", lambda: json_text(results, standard)),
                               (args.csv, "--csv", lambda: csv_rows(results))):
         if path is not None:
-            data = text().encode()
-            replace_file(path, lambda f, data=data: f.write(data), signals, {}, label=label)
+            try:
+                data = text().encode()
+                replace_file(path, lambda f, data=data: f.write(data), signals, {},
+                             label=label)
+            except WriteError as exc:
+                failed.append(exc)
+            except MemoryError:
+                failed.append(WriteError(f"{label}: cannot write {path}: not enough memory"))
+    return failed
 
 
-def exit_status(results):
+def exit_status(results, reports_failed=False):
     """0 every case passes; 1 a case fails or warns (a verdict, which
-    outranks); 3 some case could not be judged."""
+    outranks ERROR); 3 some case could not be judged, or a report could not
+    be written: that outranks the verdict, since a script reading the
+    report after a 1 would read a missing or stale one (main says on stderr
+    that cases failed too)."""
     statuses = {status_of(r) for r in results}
+    if reports_failed:
+        return NOT_JUDGED
     return FAILED if statuses & {"FAIL", "WARNING"} else \
         NOT_JUDGED if "ERROR" in statuses else 0
 
@@ -382,14 +452,19 @@ def main(argv):
         except Exception as exc:  # a case not foreseen above: still one line
             return _error(f"unexpected {type(exc).__name__}: {exc}")
         try:  # the cases ran: the reports are written whatever stdout did
-            write_reports(args, results, signals)
-        except WriteError as exc:
-            return _error(str(exc), NOT_JUDGED)
+            failed = write_reports(args, results, signals)
         except KeyboardInterrupt:
             return _stopped("interrupted", signal.SIGINT)
         except Terminated as exc:
             return _stopped(f"terminated by {signal.Signals(exc.signum).name}", exc.signum)
-    return exit_status(results)
+    for lost in failed:
+        _error(str(lost))
+    verdicts = [status_of(r) for r in results if status_of(r) in ("FAIL", "WARNING")]
+    if failed and verdicts:  # the status is 3: say the verdict it does not
+        print(f"{_prog()}: {verdicts.count('FAIL')} FAIL and {verdicts.count('WARNING')} "
+              f"WARNING of {len(results)} results: the exit status is 3, not 1, because "
+              f"a report was not written", file=sys.stderr)
+    return exit_status(results, bool(failed))
 
 
 def _stopped(why, signum):

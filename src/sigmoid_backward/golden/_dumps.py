@@ -19,9 +19,13 @@ import numpy as np
 from .._kernel import _dtypes
 from ._dtype_names import DTYPES, as_supported
 from ._errors import GoldenError
-from ._files import ArrayFile, check_data_file
+from ._files import ArrayFile, check_data_file, read_small
 
 BF16_AS = ("float32", "uint16")
+MAP_FILE = "a JSON object of golden file or case names to file names"
+# The most --map may hold: a pair of two names is at most ~520 bytes, so
+# this is over 100,000 cases, and reading it takes a bounded memory.
+MAP_BYTES = 64 << 20
 
 
 class MemoryArray:
@@ -133,12 +137,13 @@ def _open_pt(path, what, dtype, shape):
 
 
 def read_map(path):
-    """``--map FILE``: {golden file or case name: device output file name}."""
-    check_data_file(path, "--map")
+    """``--map FILE``: {golden file or case name: device output file name}.
+    Read as the manifest is (a FIFO, a device or a directory refused, never
+    blocking), and at most :data:`MAP_BYTES`."""
+    data = read_small(path, "--map", MAP_FILE, MAP_BYTES)
     try:
-        with open(path, encoding="utf-8") as f:
-            pairs = json.load(f)
-    except (OSError, ValueError, RecursionError) as exc:
+        pairs = json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError too
         raise GoldenError(f"--map: {path} is not readable JSON: {exc}") from None
     if not isinstance(pairs, dict) or not all(
             isinstance(k, str) and isinstance(v, str) and v and os.path.basename(v) == v

@@ -32,12 +32,13 @@ def check_data_file(path, what):
     check_file(path, what, DATA_FILE, GoldenError)
 
 
-def open_data(path, what, nofollow=False):
+def open_data(path, what, nofollow=False, expected=DATA_FILE):
     """``path`` open for reading in binary, once it is known to be a regular
     file: opened without blocking (a FIFO put in its place after the check
     would block a plain open until a writer came) and checked again on the
     open file, so that nothing swapped in between is read.  ``nofollow``:
-    a symlink is refused (a manifest's files stay inside its folder)."""
+    a symlink is refused (a manifest's files stay inside its folder).
+    ``expected`` says what the file should be, in the refusal."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) \
         | getattr(os, "O_CLOEXEC", 0) | (getattr(os, "O_NOFOLLOW", 0) if nofollow else 0)
     if nofollow and os.path.islink(path):  # where O_NOFOLLOW is missing too
@@ -54,10 +55,26 @@ def open_data(path, what, nofollow=False):
     if not stat.S_ISREG(mode):
         os.close(fd)
         raise GoldenError(f"{what}: {path} is {kind(mode)}, not a regular file, "
-                          f"expected {DATA_FILE}")
+                          f"expected {expected}")
     if hasattr(os, "set_blocking"):
         os.set_blocking(fd, True)
     return os.fdopen(fd, "rb")
+
+
+def read_small(path, what, expected, limit):
+    """The bytes of a small file argument (``--map``), read as the data
+    files are (refused unless a regular file, opened without blocking and
+    checked again once open), and refused, before it is read, if larger
+    than ``limit`` bytes: a huge or endless file must not fill the memory.
+    ``expected`` says what the file should be, in the refusals."""
+    check_file(path, what, expected, GoldenError)
+    with open_data(path, what, expected=expected) as f:
+        size = os.fstat(f.fileno()).st_size
+        data = f.read(limit + 1) if size <= limit else b""
+    if size > limit or len(data) > limit:  # (len: it grew while read)
+        raise GoldenError(f"{what}: {path} holds {max(size, len(data)):,} bytes, more than "
+                          f"the {limit:,} allowed, expected {expected}")
+    return data
 
 
 def element_count(shape, what, path):

@@ -129,6 +129,29 @@ def generate_case(case, out_dir, fmt="bin", seed=0, signals=None, chunk=CHUNK):
     return entry
 
 
+def check_file_names(found, fmt):
+    """Refuse, before anything is written, two files of the run whose names
+    are equal or differ only in letter case ("Case_A" and "case_a"): on a
+    case-insensitive file system (macOS, Windows) they are one file, and the
+    later case would overwrite the earlier one's.  Compared by
+    ``str.casefold()`` over every file the run writes (manifest.json cannot
+    clash: every other name ends in ``_<input or golden>.<format>``)."""
+    seen: dict[str, tuple[int, str]] = {}  # casefolded name -> (its case's index, name)
+    for n, case in enumerate(found):
+        for part in (*(inp.name for inp in case.inputs), "golden"):
+            name = _file_name(case.name, part, fmt)
+            first, first_name = seen.setdefault(name.casefold(), (n, name))
+            if first == n:  # (a case's own names differ: its parts' names do)
+                continue
+            other = found[first].name
+            if first_name == name:
+                raise CaseFileError(f"--cases: cases {other!r} and {case.name!r} would both "
+                                    f"write {name}: rename one")
+            raise CaseFileError(f"--cases: cases {other!r} and {case.name!r} would "
+                                f"write {first_name} and {name}, one file where letter case "
+                                f"does not count (macOS, Windows): rename one")
+
+
 def case_bytes(case, fmt):
     """The bytes a case's files take (headers aside): its inputs and golden."""
     return sum(math.prod(shape) * np.dtype(dtype).itemsize for dtype, shape in
@@ -199,7 +222,8 @@ def generate(source, out_dir, *, fmt="bin", seed=0, log=None, signals=None, max_
     Raises
     ------
     CaseFileError, GoldenError
-        Before anything is written: a bad argument or case, a case set too
+        Before anything is written: a bad argument or case, no cases, two
+        cases whose files' names differ only in letter case, a case set too
         large, the folder in use by another run.
     """
     if fmt not in FORMATS:
@@ -212,11 +236,11 @@ def generate(source, out_dir, *, fmt="bin", seed=0, log=None, signals=None, max_
         raise GoldenError(f"--max-bytes: {max_bytes!r} is not an integer >= 0")
     found = read_cases(source) if isinstance(source, str | os.PathLike) \
         else [checked_case(case) for case in source]
+    if not found:  # its manifest would compare nothing: compare --manifest refuses it
+        what = os.fspath(source) if isinstance(source, str | os.PathLike) else "the list"
+        raise CaseFileError(f"--cases: {what} has no cases: nothing to generate")
     out_dir = os.fspath(out_dir)
-    names = [_file_name(case.name, "golden", fmt) for case in found]
-    clash = next((n for n in names if names.count(n) > 1), None)
-    if clash is not None:
-        raise CaseFileError(f"--cases: two cases would write {clash}: rename one")
+    check_file_names(found, fmt)
     check_size(found, out_dir, fmt, max_bytes)
     if os.path.exists(out_dir) or os.path.islink(out_dir):
         check_directory(out_dir, "--out-dir", OUT_DIR, WriteError)
