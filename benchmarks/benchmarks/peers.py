@@ -27,9 +27,12 @@ import numpy as np
 
 NAMES = ("torch", "jax", "numba", "numexpr")
 
-# XLA's CPU client runs a program on its own threads; these flags hold it
-# to one.  XLA reads them when jax is imported, never after.
-XLA_ONE_THREAD = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+# XLA's CPU client runs a program on its own threads; this flag holds it to
+# one.  XLA reads XLA_FLAGS when jax is imported, never after.  (The recipe
+# this replaced added TensorFlow's "intra_op_parallelism_threads=1": XLA
+# stops reading its flags at a word without dashes, so nothing after it
+# applied, and at the start of XLA_FLAGS the process aborted.)
+XLA_ONE_THREAD = "--xla_cpu_multi_thread_eigen=false"
 
 
 def load(name, nthreads=None):

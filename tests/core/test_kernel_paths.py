@@ -378,3 +378,56 @@ def test_complex_special_values_every_isa(dtype, isa, restore_kernel_settings):
     for start in (1, 3, 5):
         assert_same(sigmoid_backward(g[start:], y[start:]), expected[start:],
                     f"{isa} {dtype} start={start}")
+
+
+# ---- rows of runs (compute_rows: the frameworks' broadcast walks) -------------
+
+def _rows_expected(g, y, out):
+    """What compute_rows must leave in ``out``: each run computed after the
+    one before it (runs that overlap see the earlier runs' results)."""
+    for r in range(out.shape[0]):
+        out[r] = _expected(g[r].copy(), y[r].copy())
+    return out
+
+
+def _row_layouts(rows, n, dtype, rng):
+    """(name, g, y, out, expected out): 2-D operands of one shape as the
+    walks hand them over, disjoint, broadcast, in place, transposed, and
+    overlapping across runs (the run-after-run fallback)."""
+    g, y = (_values(rng, rows * n, dtype).reshape(rows, n) for _ in range(2))
+    row, col = _values(rng, n, dtype), _values(rng, rows, dtype)[:, None]
+    yield "disjoint", g, y, np.empty_like(g), _expected(g, y)
+    yield ("y a row broadcast", g, np.broadcast_to(row, (rows, n)), np.empty_like(g),
+           _expected(g, row))
+    yield ("y a column broadcast", g, np.broadcast_to(col, (rows, n)), np.empty_like(g),
+           _expected(g, col))
+    yield "in place", g.copy(), y, None, _expected(g, y)
+    yield "out transposed", g, y, np.empty((n, rows), dtype).T, _expected(g, y)
+    buf = np.concatenate([_values(rng, n, dtype), g.ravel()]).reshape(rows + 1, n)
+    chained = buf.copy()
+    yield ("g the run before out's", buf[:-1], y, buf[1:],
+           _rows_expected(chained[:-1], y, chained[1:]))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("nthreads", [1, 2])
+def test_rows_are_the_reference_bit_for_bit_in_every_layout(dtype, nthreads):
+    # Enough runs for two threads' shares, of a length that is no multiple
+    # of a block or of the threads' 64-element alignment.
+    n = 37
+    rows = PARALLEL_MIN // (n * dtype.itemsize) + 5
+    for name, g, y, out, expected in _row_layouts(rows, n, dtype, np.random.default_rng(5)):
+        out = g if out is None else out
+        with np.errstate(all="ignore"):
+            _kernels.compute_rows_into(g, y, out, nthreads)
+        assert_same(out, expected, f"{name}, {nthreads} threads")
+
+
+def test_rows_refuse_what_they_cannot_walk():
+    a = np.zeros((3, 4), np.float32)
+    with pytest.raises(TypeError, match="share one dtype"):
+        _kernels.compute_rows_into(a, a.astype(np.float64), a, 1)
+    with pytest.raises(ValueError, match="one 2-D shape"):
+        _kernels.compute_rows_into(a, a[:, :3], a[:, :3], 1)
+    with pytest.raises(ValueError, match="read-only"):
+        _kernels.compute_rows_into(a, a, np.broadcast_to(a[0], a.shape), 1)

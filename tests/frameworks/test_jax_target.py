@@ -204,9 +204,12 @@ def test_broadcasting_and_weak_scalars_follow_jax():
 
 # (grad_output's shape, output's shape): a row, a column, both sides, an
 # outer product, a scalar, empty, unit axes, and a broadcast axis between two
-# full ones (the handler's outer loop).
+# full ones (the handler's outer loop); then rows of runs large enough for
+# two threads' shares (compute_rows), under an outer loop too.
 BROADCASTS = [((6, 70), (70,)), ((6, 1), (1, 70)), ((70,), (6, 1)), ((), (5,)), ((5,), ()),
-              ((3, 1, 4), (3, 5, 4)), ((2, 0, 3), (3,)), ((1, 1), (1,)), ((4, 1, 1, 9), (3, 9))]
+              ((3, 1, 4), (3, 5, 4)), ((2, 0, 3), (3,)), ((1, 1), (1,)), ((4, 1, 1, 9), (3, 9)),
+              ((700, 37), (37,)), ((700, 37), (700, 1)), ((3, 400, 29), (400, 1)),
+              ((5, 1, 300, 41), (1, 3, 1, 41))]
 
 
 @pytest.mark.parametrize("shapes", BROADCASTS, ids=str)

@@ -81,6 +81,10 @@ def _layouts():
         ("transposed", torch.randn(5, 4).t(), torch.rand(5, 4).t()),
         ("transposed with a 0-d", torch.tensor(0.5), torch.rand(5, 4).t()),
         ("sliced", torch.randn(4, 6)[:, ::2], torch.rand(4, 3)),
+        # Rows of runs large enough for two threads' shares (compute_rows).
+        ("a broadcast row, large", torch.randn(700, 37), torch.rand(37)),
+        ("a broadcast column, large", torch.randn(700, 37), torch.rand(700, 1)),
+        ("sliced, large", torch.randn(900, 80)[:, ::2], torch.rand(900, 40)),
     ]
 
 

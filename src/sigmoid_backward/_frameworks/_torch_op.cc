@@ -49,7 +49,7 @@
 namespace {
 
 // ---- The coupling with _kernels.pxd: _kernels_capi.h. -------------------
-sb_capi::ComputeFn sb_compute = nullptr;   // _kernels.compute (_kernels_capi.h)
+sb_capi::ComputeRowsFn sb_compute_rows = nullptr;   // _kernels.compute_rows (_kernels_capi.h)
 
 // The kernel's calls and the elements they computed, for the tests that
 // show eager calls ran this kernel (kernel_counts()).
@@ -107,7 +107,7 @@ at::Tensor SigmoidBackwardCpu(const at::Tensor& grad_output, const at::Tensor& o
   }
   // aten.sigmoid_backward's own iterator (a binary op): promotion, broadcast,
   // the output's memory format, the devices checked.
-  TORCH_CHECK(sb_compute != nullptr, "sigmoid_backward: the native op's module failed to "
+  TORCH_CHECK(sb_compute_rows != nullptr, "sigmoid_backward: the native op's module failed to "
               "import, so it has no kernel");
   at::TensorBase result;
   at::TensorIterator iter = at::TensorIterator::binary_op(result, grad_output, output);
@@ -117,15 +117,15 @@ at::Tensor SigmoidBackwardCpu(const at::Tensor& grad_output, const at::Tensor& o
   const auto kind = static_cast<sb_kind>(KindOf(iter.dtype(0)));
   const auto g_kind = static_cast<sb_kind>(KindOf(iter.dtype(1)));
   const auto y_kind = static_cast<sb_kind>(KindOf(iter.dtype(2)));
-  // One call per row of the coalesced iteration: one call in all for
-  // contiguous operands, so that compute() chooses its threads for the whole.
+  // One call per 2-D piece of the coalesced iteration (one in all for
+  // contiguous operands, and for a broadcast row or column): its rows share
+  // the threads as one run would (compute_rows), where a call per row of a
+  // few thousand elements ran on one thread.
   iter.serial_for_each(
       [=](char** data, const int64_t* strides, int64_t size0, int64_t size1) {
-        for (int64_t i = 0; i < size1; ++i) {
-          sb_compute(kind, g_kind, data[1] + i * strides[4], strides[1], y_kind,
-                     data[2] + i * strides[5], strides[2], data[0] + i * strides[3],
-                     strides[0], size0, 0);
-        }
+        sb_compute_rows(kind, g_kind, data[1], strides[1], strides[4], y_kind, data[2],
+                        strides[2], strides[5], data[0], strides[0], strides[3], size0, size1,
+                        0);
       },
       {0, iter.numel()});
   return iter.output();
@@ -289,7 +289,7 @@ PyModuleDef kModule = {PyModuleDef_HEAD_INIT, "_torch_op",
 }  // namespace
 
 PyMODINIT_FUNC PyInit__torch_op(void) {
-  sb_compute = sb_capi::ImportCompute("sigmoid_backward._frameworks._torch_op");
-  if (sb_compute == nullptr) return nullptr;
+  sb_compute_rows = sb_capi::ImportComputeRows("sigmoid_backward._frameworks._torch_op");
+  if (sb_compute_rows == nullptr) return nullptr;
   return PyModule_Create(&kModule);
 }

@@ -28,7 +28,7 @@ namespace ffi = xla::ffi;
 namespace {
 
 // ---- The coupling with _kernels.pxd: _kernels_capi.h. -------------------
-sb_capi::ComputeFn sb_compute = nullptr;   // _kernels.compute (_kernels_capi.h)
+sb_capi::ComputeRowsFn sb_compute_rows = nullptr;   // _kernels.compute_rows (_kernels_capi.h)
 
 // The kind of an XLA dtype, from the table; -1 for one the kernels lack.
 int KindOf(ffi::DataType dtype) {
@@ -128,8 +128,10 @@ bool MakeWalk(ffi::AnyBuffer::Dimensions g, ffi::AnyBuffer::Dimensions y,
 // out = g * (1 - y) * y (conjugated for complex), element for element, with
 // g and y broadcast to out's shape in place: an operand of extent 1 along an
 // axis is read with step 0 there, as NumPy's iterator reads it, so nothing
-// is materialised.  The innermost merged axis is one kernel call (threaded
-// when it is large enough); the others are walked here.
+// is materialised.  The two innermost merged axes are one kernel call, rows
+// of runs (compute_rows: g (n, m) with y (m,) is n runs of m, which share
+// the threads as one run of n x m would, where a call per run of 1,000
+// elements ran on one thread: 0.83x XLA's speed); the others are walked here.
 ffi::Error SigmoidBackward(ffi::AnyBuffer g, ffi::AnyBuffer y,
                            ffi::Result<ffi::AnyBuffer> out) {
   const ffi::DataType dtype = out->element_type();
@@ -149,22 +151,33 @@ ffi::Error SigmoidBackward(ffi::AnyBuffer g, ffi::AnyBuffer y,
   if (out->element_count() == 0) return ffi::Error::Success();
   const sb_kind k = static_cast<sb_kind>(kind);
   const int inner = walk.rank - 1;
+  const int row = inner - 1;              // the runs' axis, or -1: one run
+  const int outer = row < 0 ? 0 : row;    // the axes walked here
   const char* base[3] = {static_cast<const char*>(g.untyped_data()),
                          static_cast<const char*>(y.untyped_data()),
                          static_cast<const char*>(out->untyped_data())};
+  int64_t row_step[3] = {0, 0, 0};
+  if (row >= 0) {
+    for (int j = 0; j < 3; ++j) row_step[j] = walk.step[j][row];
+  }
+  const int64_t rows = row < 0 ? 1 : walk.extent[row];
   int64_t index[Walk::kMaxRank] = {0};   // the outer axes' position
   const SubnormalsKept kept;
   for (;;) {
     int64_t offset[3] = {0, 0, 0};
-    for (int axis = 0; axis < inner; ++axis) {
+    for (int axis = 0; axis < outer; ++axis) {
       for (int j = 0; j < 3; ++j) offset[j] += index[axis] * walk.step[j][axis];
     }
-    sb_compute(k, k, base[0] + offset[0], static_cast<Py_ssize_t>(walk.step[0][inner]), k,
-               base[1] + offset[1], static_cast<Py_ssize_t>(walk.step[1][inner]),
-               const_cast<char*>(base[2]) + offset[2],
-               static_cast<Py_ssize_t>(walk.step[2][inner]),
-               static_cast<Py_ssize_t>(walk.extent[inner]), 0);
-    int axis = inner - 1;   // the next position of the outer axes, last fastest
+    sb_compute_rows(k, k, base[0] + offset[0], static_cast<Py_ssize_t>(walk.step[0][inner]),
+                    static_cast<Py_ssize_t>(row_step[0]), k, base[1] + offset[1],
+                    static_cast<Py_ssize_t>(walk.step[1][inner]),
+                    static_cast<Py_ssize_t>(row_step[1]),
+                    const_cast<char*>(base[2]) + offset[2],
+                    static_cast<Py_ssize_t>(walk.step[2][inner]),
+                    static_cast<Py_ssize_t>(row_step[2]),
+                    static_cast<Py_ssize_t>(walk.extent[inner]), static_cast<Py_ssize_t>(rows),
+                    0);
+    int axis = outer - 1;   // the next position of the outer axes, last fastest
     while (axis >= 0 && ++index[axis] == walk.extent[axis]) index[axis--] = 0;
     if (axis < 0) break;
   }
@@ -197,7 +210,7 @@ PyModuleDef kModule = {PyModuleDef_HEAD_INIT, "_xla_ffi",
 }  // namespace
 
 PyMODINIT_FUNC PyInit__xla_ffi(void) {
-  sb_compute = sb_capi::ImportCompute("sigmoid_backward._frameworks._xla_ffi");
-  if (sb_compute == nullptr) return nullptr;
+  sb_compute_rows = sb_capi::ImportComputeRows("sigmoid_backward._frameworks._xla_ffi");
+  if (sb_compute_rows == nullptr) return nullptr;
   return PyModule_Create(&kModule);
 }

@@ -225,11 +225,71 @@ cdef struct Call:
     char *out
     Py_ssize_t os
     Py_ssize_t n
+    # rows runs of n elements, each operand's next run *_row bytes on (1 for
+    # a plain call; more for the frameworks' broadcast walks, _kernels.pyx's
+    # compute_rows, whose rows split between threads like one run)
+    Py_ssize_t rows
+    Py_ssize_t g_row
+    Py_ssize_t y_row
+    Py_ssize_t o_row
     int nthreads
     sb_order order
     # Whether each thread times its part into part_ns (ns; -1: no part).
     bint timed
     long long part_ns[TIMED_PARTS]
+
+
+cdef inline void _rows_part(const Call* c, elem_t* out, Py_ssize_t start,
+                            Py_ssize_t stop) noexcept nogil:
+    """Elements [start, stop) of a call of c.rows runs of c.n, numbered run
+    after run: the part of each run they cover, one share each."""
+    cdef Py_ssize_t n = c.n, size = sizeof(elem_t)
+    cdef Py_ssize_t r = start // n, col = start - r * n, m
+    cdef bint contiguous = (c.g_kind == c.kind and c.y_kind == c.kind
+                            and c.gs == size and c.ys == size and c.os == size)
+    cdef const char* g
+    cdef const char* y
+    cdef char* o
+    while start < stop:
+        m = min(n - col, stop - start)
+        g = c.g + r * c.g_row + col * c.gs
+        y = c.y + r * c.y_row + col * c.ys
+        o = <char*>out + r * c.o_row + col * c.os
+        if contiguous:
+            contiguous_share(c.loop, c.loops.nt_copy, <const elem_t*>g, <const elem_t*>y,
+                             <elem_t*>o, m, False)
+        else:
+            gathered_share(c.loop, c.kind, c.g_kind, g, c.gs, c.y_kind, y, c.ys,
+                           <elem_t*>o, c.os, m, False)
+        start += m
+        r += 1
+        col = 0
+
+
+cdef inline void _split_rows(const Call* c, elem_t* out) noexcept nogil:
+    """_split for c.rows runs (their operands apart, _overlap.h's
+    sb_rows_apart): the c.rows x c.n elements, numbered run after run,
+    split into one contiguous part per thread, so that a thousand short
+    broadcast rows share the threads as one long run would."""
+    cdef Py_ssize_t total = c.rows * c.n, part, t, start, stop
+    cdef long long began
+    cdef long long* part_ns = (<Call*>c).part_ns
+    cdef bint timed = c.timed
+    cdef int nthreads = c.nthreads
+    if nthreads <= 1:
+        _rows_part(c, out, 0, total)
+        return
+    part = (total + nthreads - 1) // nthreads
+    part = (part + PART_ALIGN - 1) // PART_ALIGN * PART_ALIGN
+    for t in prange(nthreads, num_threads=nthreads, schedule='static'):
+        start = t * part
+        stop = min(total, start + part)
+        if start >= stop:
+            continue
+        began = sb_now_ns() if timed else 0
+        _rows_part(c, out, start, stop)
+        if timed and t < TIMED_PARTS:
+            part_ns[t] = sb_now_ns() - began
 
 
 cdef inline void _split(const Call* c, elem_t* out) noexcept nogil:
@@ -247,6 +307,9 @@ cdef inline void _split(const Call* c, elem_t* out) noexcept nogil:
     # each thread's part has nt_min bytes (one thread: no division)
     cdef bint nt = contiguous and (n * size if nthreads == 1
                                    else n * size // nthreads) >= sb_nt_min()
+    if c.rows > 1:
+        _split_rows(c, out)
+        return
     if nthreads <= 1:
         if contiguous and c.order != SB_ELEMENTWISE:
             contiguous_share(c.loop, c.loops.nt_copy, <const elem_t*>c.g,

@@ -25,6 +25,14 @@ cdef void compute(Kind kind, Kind g_kind, const char *g, Py_ssize_t g_step,
                   char *out, Py_ssize_t out_step,
                   Py_ssize_t n, int nthreads) noexcept nogil
 
+# The same over rows runs of n elements, each operand's next run *_row bytes
+# on (the frameworks' broadcast walks): the runs split between threads as
+# one long run would, when their operands lie apart (_overlap.h).
+cdef void compute_rows(Kind kind, Kind g_kind, const char *g, Py_ssize_t g_step,
+                       Py_ssize_t g_row, Kind y_kind, const char *y, Py_ssize_t y_step,
+                       Py_ssize_t y_row, char *out, Py_ssize_t out_step, Py_ssize_t out_row,
+                       Py_ssize_t n, Py_ssize_t rows, int nthreads) noexcept nogil
+
 cdef extern from "_threads.h":
     # No thread count beyond this reaches OpenMP, whatever a caller asks.
     int SB_MAX_THREADS

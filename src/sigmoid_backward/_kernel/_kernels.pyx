@@ -73,6 +73,10 @@ cdef extern from "_overlap.h" nogil:
     sb_order sb_call_order(const char *g, Py_ssize_t gs, Py_ssize_t g_size, int g_same,
                            const char *y, Py_ssize_t ys, Py_ssize_t y_size, int y_same,
                            const char *out, Py_ssize_t os, Py_ssize_t size, Py_ssize_t n)
+    int sb_rows_apart(const char *g, Py_ssize_t gs, Py_ssize_t g_row, Py_ssize_t g_size,
+                      int g_same, const char *y, Py_ssize_t ys, Py_ssize_t y_row,
+                      Py_ssize_t y_size, int y_same, const char *out, Py_ssize_t os,
+                      Py_ssize_t o_row, Py_ssize_t size, Py_ssize_t n, Py_ssize_t rows)
 
 cdef extern from "_fpflags.h" nogil:
     ctypedef struct sb_fpflags_t:
@@ -109,20 +113,57 @@ cdef void compute(Kind kind, Kind g_kind, const char *g, Py_ssize_t gs,
                   char *out, Py_ssize_t os,
                   Py_ssize_t n, int nthreads) noexcept nogil:
     cdef Call c
-    cdef Py_ssize_t size = sb_kind_sizes[<int>kind], share, nbytes
-    cdef sb_fpflags_t flags
+    cdef Py_ssize_t size = sb_kind_sizes[<int>kind]
+    _describe(&c, kind, g_kind, g, gs, y_kind, y, ys, out, os, n)
+    c.order = sb_call_order(g, gs, sb_kind_sizes[<int>g_kind], g_kind == kind,
+                            y, ys, sb_kind_sizes[<int>y_kind], y_kind == kind, out, os, size, n)
+    _run_call(&c, nthreads)
+
+
+cdef void compute_rows(Kind kind, Kind g_kind, const char *g, Py_ssize_t gs, Py_ssize_t g_row,
+                       Kind y_kind, const char *y, Py_ssize_t ys, Py_ssize_t y_row,
+                       char *out, Py_ssize_t os, Py_ssize_t o_row,
+                       Py_ssize_t n, Py_ssize_t rows, int nthreads) noexcept nogil:
+    cdef Call c
+    cdef Py_ssize_t size = sb_kind_sizes[<int>kind], r
+    if rows <= 1 or n <= 0:
+        if rows == 1:
+            compute(kind, g_kind, g, gs, y_kind, y, ys, out, os, n, nthreads)
+        return
+    if not sb_rows_apart(g, gs, g_row, sb_kind_sizes[<int>g_kind], g_kind == kind,
+                         y, ys, y_row, sb_kind_sizes[<int>y_kind], y_kind == kind,
+                         out, os, o_row, size, n, rows):
+        for r in range(rows):   # run after run, each in the order it allows
+            compute(kind, g_kind, g + r * g_row, gs, y_kind, y + r * y_row, ys,
+                    out + r * o_row, os, n, nthreads)
+        return
+    _describe(&c, kind, g_kind, g, gs, y_kind, y, ys, out, os, n)
+    c.rows, c.g_row, c.y_row, c.o_row = rows, g_row, y_row, o_row
+    c.order = SB_ANY_ORDER
+    _run_call(&c, nthreads)
+
+
+cdef inline void _describe(Call* c, Kind kind, Kind g_kind, const char *g, Py_ssize_t gs,
+                           Kind y_kind, const char *y, Py_ssize_t ys,
+                           char *out, Py_ssize_t os, Py_ssize_t n) noexcept nogil:
     c.loops = sb_loops_in_use()
     c.loop = sb_loop_for(c.loops, kind)
     c.kind, c.g_kind, c.g, c.gs = kind, g_kind, g, gs
     c.y_kind, c.y, c.ys = y_kind, y, ys
     c.out, c.os, c.n = out, os, n
-    c.order = sb_call_order(g, gs, sb_kind_sizes[<int>g_kind], g_kind == kind,
-                            y, ys, sb_kind_sizes[<int>y_kind], y_kind == kind, out, os, size, n)
+    c.rows, c.g_row, c.y_row, c.o_row = 1, 0, 0, 0
+
+
+cdef inline void _run_call(Call* c, int nthreads) noexcept nogil:
+    """Run the call ``c`` describes (its order decided): on how many threads,
+    then the kernel, in the default floating-point environment."""
+    cdef Py_ssize_t size = sb_kind_sizes[<int>c.kind], share, nbytes
+    cdef sb_fpflags_t flags
     # Each thread's share must pay for waking it (_thresholds.py): a small
     # call runs on this thread, without asking the thread policy.  0 asks
     # for the calling thread's count (_threads.h); any count is capped at
     # the CPUs, so that no caller asks OpenMP for thousands of threads.
-    share, nbytes = sb_parallel_share(), n * size
+    share, nbytes = sb_parallel_share(), c.rows * c.n * size
     c.nthreads = 1
     c.timed = False
     cdef int taken = 0, i
@@ -147,12 +188,12 @@ cdef void compute(Kind kind, Kind g_kind, const char *g, Py_ssize_t gs,
                 c.part_ns[i] = -1
     flags = sb_fpflags_save()
     if c.nthreads > 1 and sb_threads_must_delegate():
-        if sb_threads_delegate(run, &c) != 0:
+        if sb_threads_delegate(run, c) != 0:
             c.nthreads = 1   # no helper thread: this one, alone
             c.timed = False
-            run(&c)
+            run(c)
     else:
-        run(&c)
+        run(c)
     sb_fpflags_restore(flags)
     sb_threads_set_last(c.nthreads)
     if c.timed:
@@ -327,6 +368,36 @@ def compute_into(cnp.ndarray g not None, cnp.ndarray y not None,
         compute(kind, kind, <const char*>cnp.PyArray_DATA(g), size,
                 kind, <const char*>cnp.PyArray_DATA(y), size,
                 <char*>cnp.PyArray_DATA(out), size, cnp.PyArray_SIZE(out), nthreads)
+
+
+def compute_rows_into(cnp.ndarray g not None, cnp.ndarray y not None,
+                      cnp.ndarray out not None, int nthreads):
+    """Compute ``out[...] = g * (1 - y) * y`` through :c:func:`compute_rows`,
+    as the frameworks' broadcast walks call it: three 2-D arrays of one
+    shape (rows, n) and one dtype of the kernels', aligned and
+    native-endian, at any strides (0 included: a broadcast view), ``out``
+    writeable; an input may overlap ``out`` in any way, and the result is
+    then a run-after-run computation's.  For tests."""
+    cdef Kind kind = <Kind>kind_of(cnp.PyArray_TYPE(out))
+    cdef object shape = (<object>out).shape
+    if kind_of(cnp.PyArray_TYPE(out)) < 0 or g.dtype != out.dtype or y.dtype != out.dtype:
+        raise TypeError(f"compute_rows_into: g, y and out must share one dtype of the "
+                        f"kernels', got {g.dtype}, {y.dtype}, {out.dtype}")
+    if out.ndim != 2 or (<object>g).shape != shape or (<object>y).shape != shape:
+        raise ValueError(f"compute_rows_into: g, y and out must share one 2-D shape, got "
+                         f"{(<object>g).shape}, {(<object>y).shape}, {shape}")
+    for name, a in (("g", g), ("y", y), ("out", out)):
+        if not (cnp.PyArray_ISALIGNED(a) and cnp.PyArray_ISNOTSWAPPED(a)):
+            raise ValueError(f"compute_rows_into: {name} must be aligned and native-endian")
+    if not cnp.PyArray_ISWRITEABLE(out):
+        raise ValueError("compute_rows_into: out is read-only")
+    with nogil:
+        compute_rows(kind, kind, <const char*>cnp.PyArray_DATA(g), cnp.PyArray_STRIDE(g, 1),
+                     cnp.PyArray_STRIDE(g, 0), kind, <const char*>cnp.PyArray_DATA(y),
+                     cnp.PyArray_STRIDE(y, 1), cnp.PyArray_STRIDE(y, 0),
+                     <char*>cnp.PyArray_DATA(out), cnp.PyArray_STRIDE(out, 1),
+                     cnp.PyArray_STRIDE(out, 0), cnp.PyArray_DIM(out, 1),
+                     cnp.PyArray_DIM(out, 0), nthreads)
 
 
 # ---- switches for tests and benchmarks ---------------------------------------

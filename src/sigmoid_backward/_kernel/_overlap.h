@@ -61,4 +61,37 @@ static inline sb_order sb_call_order(const char *g, ptrdiff_t gs, ptrdiff_t g_si
     return order;
 }
 
+/* The bytes [*lo, *hi) that rows runs of n elements of `size` bytes touch,
+ * `step` bytes apart within a run and `row` bytes from run to run. */
+static inline void sb_rows_span(const char *p, ptrdiff_t step, ptrdiff_t row, ptrdiff_t size,
+                                ptrdiff_t n, ptrdiff_t rows, const char **lo, const char **hi)
+{
+    const ptrdiff_t a = (n - 1) * step, b = (rows - 1) * row;
+    *lo = p + (a < 0 ? a : 0) + (b < 0 ? b : 0);
+    *hi = p + (a > 0 ? a : 0) + (b > 0 ? b : 0) + size;
+}
+
+/* May rows runs of n elements (each operand's runs `*_row` bytes apart)
+ * split between threads anywhere?  When out's elements are all apart (each
+ * run's steps at least an element, the runs beyond each other's reach), and
+ * each input lies apart from out or is out itself, element for element.
+ * Otherwise the caller goes run after run, each in its own order. */
+static inline int sb_rows_apart(const char *g, ptrdiff_t gs, ptrdiff_t g_row, ptrdiff_t g_size,
+                                int g_same, const char *y, ptrdiff_t ys, ptrdiff_t y_row,
+                                ptrdiff_t y_size, int y_same, const char *out, ptrdiff_t os,
+                                ptrdiff_t o_row, ptrdiff_t size, ptrdiff_t n, ptrdiff_t rows)
+{
+    const char *o_lo, *o_hi, *lo, *hi;
+    const ptrdiff_t run = (n - 1) * (os < 0 ? -os : os) + size;
+    if ((os < 0 ? -os : os) < size || (o_row < 0 ? -o_row : o_row) < run) return 0;
+    sb_rows_span(out, os, o_row, size, n, rows, &o_lo, &o_hi);
+    sb_rows_span(g, gs, g_row, g_size, n, rows, &lo, &hi);
+    if (!(hi <= o_lo || o_hi <= lo) && !(g == out && gs == os && g_row == o_row && g_same))
+        return 0;
+    sb_rows_span(y, ys, y_row, y_size, n, rows, &lo, &hi);
+    if (!(hi <= o_lo || o_hi <= lo) && !(y == out && ys == os && y_row == o_row && y_same))
+        return 0;
+    return 1;
+}
+
 #endif /* SIGMOID_BACKWARD_OVERLAP_H */
