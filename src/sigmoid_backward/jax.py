@@ -109,8 +109,10 @@ def _sharding_rule(mesh, operand_types, result_types):
 
 
 def _spec(sharding, ndim):
-    """A NamedSharding's partition spec, one entry per axis."""
-    return tuple(sharding.spec) + (None,) * (ndim - len(sharding.spec))
+    """A NamedSharding's partition spec, one entry per axis (None, for an
+    operand that GSPMD's propagation has not reached yet: unsharded)."""
+    spec = () if sharding is None else tuple(sharding.spec)
+    return spec + (None,) * (ndim - len(spec))
 
 
 def _partition(mesh, arg_shapes, result_shape):
