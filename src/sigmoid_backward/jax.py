@@ -4,9 +4,10 @@
 built with the package when a C++17 compiler is found) that calls the
 ufunc's own kernel, so its results are the ufunc's, bit for bit, under
 ``jax.jit``, ``jax.vmap`` (one call on the batch) and both modes of
-differentiation; on sharded arrays each device computes its own shards.  :func:`sigmoid` is ``jax.nn.sigmoid`` whose derivatives,
-forward (``jax.jvp``, ``jacfwd``) and reverse (``jax.grad``, ``vjp``,
-``jacrev``), are :func:`sigmoid_backward`, differentiable again.
+differentiation; on sharded arrays each device computes its own shards.
+:func:`sigmoid` is ``jax.nn.sigmoid`` whose derivatives, forward
+(``jax.jvp``, ``jacfwd``) and reverse (``jax.grad``, ``vjp``, ``jacrev``),
+are :func:`sigmoid_backward`, differentiable again.
 
 Importing this module imports jax; ``import sigmoid_backward`` does not.
 """
