@@ -13,7 +13,10 @@ method of ``python -m sigmoid_backward bench``):
 2. ``torch.ops.sigmoid_backward.sigmoid_backward`` against
    ``torch.ops.aten.sigmoid_backward``, both returning a new tensor;
 3. ``jax.jit(sigmoid_backward.jax.sigmoid_backward)`` against
-   ``jax.jit(lambda g, y: g * (1 - y) * y)``, on arrays on the CPU device.
+   ``jax.jit(lambda g, y: g * (1 - y) * y)``, on arrays on the CPU device,
+   on a g of (n, m) with a y of (m,), and on arrays sharded over 2 host
+   devices (in a child process: XLA_FLAGS makes the devices before jax
+   starts), each device's call on its shard running on ``--threads``.
 
 Each row states the target it is measured against and whether this run met
 it.  Every contender runs on ``--threads`` threads (by default
@@ -24,6 +27,8 @@ region waits for its slowest thread, and a preempted one costs a time slice.
 """
 import argparse
 import contextlib
+import os
+import subprocess
 import sys
 
 import numpy as np
@@ -175,28 +180,74 @@ def training_step(torch, widths, seconds):
     return rows
 
 
-def jax_target(jax, sizes, seconds):
-    """Table 3: the XLA FFI target against XLA's jitted expression."""
-    import jax.numpy as jnp
+# Table 3's contenders: ours, and XLA's expression, which broadcasts too.
+_TARGETS = (("bfloat16", 1.5), ("float32", 1.0))
+SHARDED_DEVICES = 2   # the host devices of the sharded rows' process
 
+
+def _jax_row(case, ours_fn, xla_fn, args, n, target, seconds):
+    t_ours, timed, _ = compare(lambda: ours_fn(*args).block_until_ready(),
+                               {"xla": lambda: xla_fn(*args).block_until_ready()}, seconds)
+    t_xla, ratio = timed["xla"]
+    targeted = n >= 100_000
+    return _row(case, t_ours, t_xla, ratio, f">= {target}x" if targeted else "-",
+                ratio >= target or not targeted)
+
+
+def _jax_contenders(jax):
     import sigmoid_backward.jax as sbj
-    ours_fn = jax.jit(sbj.sigmoid_backward)
-    xla_fn = jax.jit(lambda g, y: g * (1 - y) * y)
+    return jax.jit(sbj.sigmoid_backward), jax.jit(lambda g, y: g * (1 - y) * y)
+
+
+def jax_target(jax, sizes, widths, seconds):
+    """Table 3: the XLA FFI target against XLA's jitted expression, on
+    arrays of ``sizes`` elements, then on g of (n, m) = ``widths`` with y
+    of (m,) (the handler reads y with step 0, XLA broadcasts it)."""
+    import jax.numpy as jnp
+    ours_fn, xla_fn = _jax_contenders(jax)
     rows = []
-    for name, target in (("bfloat16", 1.5), ("float32", 1.0)):
+    for name, target in _TARGETS:
         dtype = _dtypes.BY_NAME[name]
         for n in sizes:
-            g, y = make_inputs(n, dtype)
-            jg, jy = jnp.asarray(g), jnp.asarray(y)
-            t_ours, timed, _ = compare(
-                lambda: ours_fn(jg, jy).block_until_ready(),
-                {"xla": lambda: xla_fn(jg, jy).block_until_ready()}, seconds)
-            t_xla, ratio = timed["xla"]
-            targeted = n >= 100_000
-            rows.append(_row(f"{name}, {fmt_size(n)}", t_ours, t_xla, ratio,
-                             f">= {target}x" if targeted else "-",
-                             ratio >= target or not targeted))
+            g, y = (jnp.asarray(a) for a in make_inputs(n, dtype))
+            rows.append(_jax_row(f"{name}, {fmt_size(n)}", ours_fn, xla_fn, (g, y), n,
+                                 target, seconds))
+        for n_rows, m in widths:
+            g, y = make_inputs(n_rows * m, dtype)
+            args = (jnp.asarray(g.reshape(n_rows, m)), jnp.asarray(y[:m]))
+            rows.append(_jax_row(f"{name}, g ({n_rows:,}, {m:,}), y ({m:,},)", ours_fn,
+                                 xla_fn, args, n_rows * m, target, seconds))
     return rows
+
+
+def jax_sharded(jax, sizes, seconds):
+    """Table 3's sharded rows, in a process with SHARDED_DEVICES host
+    devices: both operands sharded over them (a mesh axis of their size),
+    each device computing its own shard, ours and XLA's alike."""
+    from jax.sharding import NamedSharding, PartitionSpec
+    ours_fn, xla_fn = _jax_contenders(jax)
+    sharding = NamedSharding(jax.make_mesh((SHARDED_DEVICES,), ("x",)), PartitionSpec("x"))
+    rows = []
+    for name, target in _TARGETS:
+        for n in sizes:
+            args = tuple(jax.device_put(a, sharding)
+                         for a in make_inputs(n, _dtypes.BY_NAME[name]))
+            rows.append(_jax_row(f"{name}, {fmt_size(n)}, sharded on {SHARDED_DEVICES} "
+                                 "devices", ours_fn, xla_fn, args, n, target, seconds))
+    return rows
+
+
+def _sharded_in_a_child(argv):
+    """jax_sharded's rows from this script run again with --sharded: the
+    host platform has several devices only when XLA_FLAGS says so before
+    jax initialises, and this process's jax has."""
+    # First: XLA stops reading flags at a word without "--", which
+    # peers.XLA_ONE_THREAD has.
+    flags = (f"--xla_force_host_platform_device_count={SHARDED_DEVICES} "
+             f"{os.environ.get('XLA_FLAGS', '')}").strip()
+    proc = subprocess.run([sys.executable, __file__, "--sharded", *argv], capture_output=True,
+                          text=True, check=True, env=dict(os.environ, XLA_FLAGS=flags))
+    return [line for line in proc.stdout.splitlines() if line.startswith("| ")]
 
 
 def main(argv):
@@ -205,18 +256,24 @@ def main(argv):
                         help="small sizes and short samples: checks that it runs")
     parser.add_argument("--threads", type=parse_threads, default=None,
                         help="threads for every contender (default: get_num_threads())")
+    parser.add_argument("--sharded", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     threads = args.threads or sb.get_num_threads()
     jax = peers.load("jax", threads)   # one thread: XLA_FLAGS set before the import
+    seconds = 0.01 if args.quick else TARGET_SECONDS
+    jax_sizes = (1_000, 2_000) if args.quick else (1_000, 100_000, 1_000_000)
+    if args.sharded:   # the child of _sharded_in_a_child: its rows alone
+        sb.set_num_threads(threads)
+        print("\n".join(jax_sharded(jax, jax_sizes, seconds)))
+        return 0
     torch = peers.load("torch", threads)
     if jax is None or torch is None:
         print("frameworks.py needs torch and jax (pip install torch jax)", file=sys.stderr)
         return 2
     sb.set_num_threads(threads)
-    seconds = 0.01 if args.quick else TARGET_SECONDS
     torch_sizes = (100, 1_000) if args.quick else (100, 1_000, 10_000, 100_000, 1_000_000,
                                                     10_000_000)
-    jax_sizes = (1_000, 2_000) if args.quick else (1_000, 100_000, 1_000_000)
+    jax_widths = ((2, 500),) if args.quick else ((100, 1_000), (1_000, 1_000))
     print(f"{machine_line()}; {threads} threads; torch {torch.__version__}, "
           f"jax {jax.__version__}, numpy {np.__version__}, kernels "
           f"{_kernels.use_isa()}\n")
@@ -237,7 +294,8 @@ def main(argv):
     print("3. jax.jit(sigmoid_backward.jax.sigmoid_backward) against "
           "jax.jit(lambda g, y: g * (1 - y) * y) (ratio: XLA / ours)\n")
     print(head.format("ours", "XLA"))
-    print("\n".join(jax_target(jax, jax_sizes, seconds)))
+    print("\n".join(jax_target(jax, jax_sizes, jax_widths, seconds)))
+    print("\n".join(_sharded_in_a_child([a for a in argv if a != "--sharded"])))
     return 0
 
 

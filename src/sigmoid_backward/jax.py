@@ -4,17 +4,26 @@
 built with the package when a C++17 compiler is found) that calls the
 ufunc's own kernel, so its results are the ufunc's, bit for bit, under
 ``jax.jit``, ``jax.vmap`` (one call on the batch) and both modes of
-differentiation.  :func:`sigmoid` is ``jax.nn.sigmoid`` whose derivatives,
-forward (``jax.jvp``, ``jacfwd``) and reverse (``jax.grad``, ``vjp``,
-``jacrev``), are :func:`sigmoid_backward`, differentiable again.
+differentiation; on sharded arrays each device computes its own shards.
+:func:`sigmoid` is ``jax.nn.sigmoid`` whose derivatives, forward
+(``jax.jvp``, ``jacfwd``) and reverse (``jax.grad``, ``vjp``, ``jacrev``),
+are :func:`sigmoid_backward`, differentiable again.
 
 Importing this module imports jax; ``import sigmoid_backward`` does not.
 """
 import jax
 import jax.numpy as jnp
-from jax.core import ShapedArray
+from jax._src import dispatch
+from jax._src.core import ShardingTypeError
+from jax.experimental.custom_partitioning import (
+    ArrayMapping,
+    SdyShardingRule,
+    custom_partitioning,
+)
 from jax.extend.core import Primitive
+from jax.extend.mlir import ir
 from jax.interpreters import ad, batching, mlir
+from jax.sharding import NamedSharding, PartitionSpec
 
 from ._kernel import _dtypes
 
@@ -52,18 +61,108 @@ def _shape(g, y):
     return jnp.broadcast_shapes(g.shape, y.shape)
 
 
-def _impl(g, y):
-    # One dtype and one rank; the handler reads an operand of extent 1 along
-    # an axis with step 0 there, so a broadcast operand is never
-    # materialised.  (A Python float stays one through jax.jvp: an array
-    # here.)
-    g, y = jnp.asarray(g), jnp.asarray(y)
+def _call(g, y):
+    """The custom call, on whole operands or on one device's shards of them.
+    One dtype and one rank; the handler reads an operand of extent 1 along
+    an axis with step 0 there, so a broadcast operand is never
+    materialised."""
     return jax.ffi.ffi_call(_TARGET, jax.ShapeDtypeStruct(_shape(g, y), g.dtype))(g, y)
 
 
-_kernel.def_impl(_impl)
-_kernel.def_abstract_eval(lambda g, y: ShapedArray(_shape(g, y), g.dtype))
-mlir.register_lowering(_kernel, jax.ffi.ffi_lowering(_TARGET), platform="cpu")
+def _abstract_eval(g, y):
+    """The result's type is an elementwise product's, g * y's: the broadcast
+    shape, and the sharding that JAX gives g * y under a mesh of explicit
+    axes (refusing, as for g * y, shardings that do not combine) and its
+    varying manual axes under jax.shard_map."""
+    try:
+        out, _ = jax.lax.mul_p.abstract_eval(g, y)
+    except ShardingTypeError as exc:   # it names mul: name this call and its arguments
+        raise ShardingTypeError(
+            f"sigmoid_backward: grad_output {g.str_short()} and output {y.str_short()} "
+            "have shardings that do not combine, as for g * y (reshard one with "
+            f"jax.sharding.reshard): {exc}") from None
+    return out.update(weak_type=False)
+
+
+# ---- Sharding: each device computes its own shards ---------------------------
+# XLA's partitioner cannot see into a custom call: left alone, it gathers
+# sharded operands whole onto every device and slices the result.  The call
+# is elementwise, so it runs on any shards: custom_partitioning gives Shardy
+# (or GSPMD) the propagation rule and the partitioner the per-device program,
+# this same call on the device's shards.  On one device, or under a
+# shard_map that makes every axis manual, custom_partitioning lowers the
+# plain call: the same program as without it.
+
+def _sharding_rule(mesh, operand_types, result_types):
+    """Shardy's rule, elementwise: result axis i is the factor ``a{i}``,
+    which an operand shares where it has the result's extent; along an axis
+    where it is broadcast (extent 1) an operand has a factor of its own, of
+    size 1, which Shardy leaves unsharded."""
+    (result_type,) = result_types
+    extents = ir.RankedTensorType(result_type).shape
+
+    def factors(k, operand_type):
+        shape = ir.RankedTensorType(operand_type).shape
+        return ArrayMapping(*(f"a{i}" if n == m else f"b{k}_{i}"
+                              for i, (n, m) in enumerate(zip(shape, extents, strict=True))))
+    return SdyShardingRule(tuple(factors(k, t) for k, t in enumerate(operand_types)),
+                           (ArrayMapping(*(f"a{i}" for i in range(len(extents)))),))
+
+
+def _spec(sharding, ndim):
+    """A NamedSharding's partition spec, one entry per axis (None, for an
+    operand that GSPMD's propagation has not reached yet: unsharded)."""
+    spec = () if sharding is None else tuple(sharding.spec)
+    return spec + (None,) * (ndim - len(spec))
+
+
+def _partition(mesh, arg_shapes, result_shape):
+    """The partitioner's callback: the result keeps the sharding that
+    propagation chose; each operand is sharded as the result, replicated
+    along its broadcast axes (the partitioner reshards an operand sharded
+    otherwise), and each device calls the kernel on its shards."""
+    spec = _spec(result_shape.sharding, len(result_shape.shape))
+    operands = tuple(NamedSharding(mesh, PartitionSpec(*(
+        s if n == m else None for s, n, m in zip(spec, a.shape, result_shape.shape, strict=True))))
+        for a in arg_shapes)
+    return mesh, _call, NamedSharding(mesh, PartitionSpec(*spec)), operands
+
+
+def _infer_sharding_from_operands(mesh, arg_shapes, result_shape):
+    """GSPMD's propagation (Shardy's is _sharding_rule): a result axis is
+    sharded as the first operand, grad_output first, that is sharded along
+    it and not broadcast there, unless that mesh axis is taken already:
+    where the operands disagree, grad_output's sharding wins."""
+    spec: list = [None] * len(result_shape.shape)
+    taken: set = set()
+    for a in arg_shapes:
+        entries = _spec(a.sharding, len(a.shape))
+        for i, (s, n, m) in enumerate(zip(entries, a.shape, result_shape.shape, strict=True)):
+            names = set(s if isinstance(s, tuple) else (s,)) - {None}
+            if spec[i] is None and n == m and names and not names & taken:
+                spec[i] = s
+                taken |= names
+    return NamedSharding(mesh, PartitionSpec(*spec))
+
+
+_partitioned = custom_partitioning(_call)
+_partitioned.def_partition(_partition,
+                           infer_sharding_from_operands=_infer_sharding_from_operands,
+                           sharding_rule=_sharding_rule)
+
+_kernel.def_abstract_eval(_abstract_eval)
+mlir.register_lowering(_kernel, mlir.lower_fun(_partitioned, multiple_results=False),
+                       platform="cpu")
+# custom_partitioning's lowering tells one device from several by the
+# program's devices, which JAX gives a lowering only for the primitives in
+# this set (as it does for its own primitives lowered through
+# custom_partitioning).
+dispatch.prim_requires_devices_during_lowering.add(_kernel)
+
+# An eager call is the jitted call, so that sharded arrays take the lowering
+# above too.  (A Python float stays one through jax.jvp: an array here.)
+_jitted = jax.jit(_kernel.bind)
+_kernel.def_impl(lambda g, y: _jitted(jnp.asarray(g), jnp.asarray(y)))
 
 
 def _tangent_of_grad_output(dg, g, y):

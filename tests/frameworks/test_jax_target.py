@@ -1,7 +1,11 @@
 """sigmoid_backward.jax: the XLA FFI target under jit, vmap and grad, bit
-for bit the ufunc's.  Skipped without jax (a failure under
-SIGMOID_BACKWARD_REQUIRE_FRAMEWORKS=1, where the target must be built too)."""
+for bit the ufunc's, and on sharded arrays shard by shard.  Skipped without
+jax (a failure under SIGMOID_BACKWARD_REQUIRE_FRAMEWORKS=1, where the target
+must be built too)."""
 import importlib
+import json
+import os
+import pathlib
 import subprocess
 import sys
 
@@ -256,3 +260,85 @@ def test_without_the_target_the_import_says_how_to_build_it():
     assert proc.returncode != 0
     assert "ImportError: sigmoid_backward.jax needs the package's XLA FFI target" in proc.stderr
     assert "-Csetup-args=-Djax=enabled" in proc.stderr
+
+
+def test_one_device_lowers_the_plain_call():
+    """The sharding rule costs a single-device program nothing: it lowers
+    to the custom call alone, as without the rule."""
+    g, y = jnp.ones((8, 16), jnp.float32), jnp.full((16,), 0.5, jnp.float32)
+    text = jax.jit(sbj.sigmoid_backward).lower(g, y).as_text()
+    assert "custom_call @sigmoid_backward" in text and "CustomSPMDPartitioning" not in text
+
+
+# ---- Sharded arrays: each device computes its own shards --------------------
+# On 2 and 4 host devices, in a process of its own (jax_sharded_child.py):
+# XLA_FLAGS gives the devices only before jax initialises.
+
+@pytest.fixture(scope="module", params=[(2, "Auto", "Shardy"), (2, "Explicit", "Shardy"),
+                                        (4, "Auto", "Shardy"), (4, "Explicit", "Shardy"),
+                                        (4, "Auto", "GSPMD")],
+                ids=lambda p: f"{p[0]} devices, {p[1]}, {p[2]}")
+def sharded(request):
+    """The child's records by case.  GSPMD, the partitioner before Shardy
+    (deprecated), propagates through the call's other rule."""
+    ndev, axis_type, partitioner = request.param
+    child = pathlib.Path(__file__).with_name("jax_sharded_child.py")
+    env = dict(os.environ, JAX_USE_SHARDY_PARTITIONER=str(int(partitioner == "Shardy")))
+    proc = subprocess.run([sys.executable, str(child), str(ndev), axis_type],
+                          capture_output=True, text=True, timeout=600, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return ndev, {row["case"]: row for row in json.loads(proc.stdout.splitlines()[-1])}
+
+
+def _computed_on_shards(row):
+    """No all-gather and no other collective; every custom call computes
+    one device's shard of the result; the values are the single-device
+    call's, bit for bit."""
+    case = row["case"]
+    assert "error" not in row, f"{case}: {row.get('error')}"
+    assert all(row["bit_equal"]), f"{case}: not the single-device call's bits"
+    assert "all-gather" not in row["collectives"], f"{case}: {row['collectives']}"
+    assert row["calls"], f"{case}: no custom call"
+    assert all(c in row["shard_shapes"] for c in row["calls"]), \
+        f"{case}: custom calls on {row['calls']}, shards {row['shard_shapes']}"
+
+
+def test_a_sharded_input_stays_sharded(sharded):
+    ndev, rows = sharded
+    cases = ["rows", "columns", "replicated"] + (
+        ["rows and columns", "rows on both axes"] if ndev == 4 else [])
+    for case in ([f"{c}, {d}" for c in cases for d in ("float32", "bfloat16")]
+                 + ["y (m,) replicated, g rows", "y (m,) sharded, g columns",
+                    "y a Python float, g rows"]):
+        row = rows[case]
+        _computed_on_shards(row)
+        assert row["collectives"] == [], f"{case}: {row['collectives']}"
+        assert all(row["same_sharding"]), f"{case}: {row['input']} -> {row['outputs']}"
+    # The custom call runs on 1/ndev of the array where it is sharded on all axes.
+    assert rows["rows, float32"]["calls"] == [[16 // 2, 24]]
+    if ndev == 4:
+        assert rows["rows on both axes, float32"]["calls"] == [[16 // 4, 24]]
+
+
+def test_transforms_of_a_sharded_call_stay_sharded(sharded):
+    _, rows = sharded
+    for case in ("vmap", "vmap, y unbatched", "jvp", "vjp of sigmoid"):
+        row = rows[case]
+        _computed_on_shards(row)
+        assert row["collectives"] == [], f"{case}: {row['collectives']}"
+        assert all(row["same_sharding"]), f"{case}: {row['input']} -> {row['outputs']}"
+
+
+def test_operands_sharded_differently_are_resharded_or_refused_as_jax_does(sharded):
+    """grad_output on rows, output on columns: where JAX computes g * y
+    (mesh axes Auto), one operand is resharded to the other's sharding and
+    each device computes its shard (no all-gather); where it refuses g * y
+    (Explicit: the user reshards), the call is refused too, by name."""
+    _, rows = sharded
+    row = rows["g rows, y columns"]
+    if row["jax_product_refused"]:
+        assert row.get("error", "").startswith(
+            "ShardingTypeError: sigmoid_backward: grad_output"), row
+        return
+    _computed_on_shards(row)
+    assert row["outputs"] in ([row["input"]], [row["y_sharding"]])
