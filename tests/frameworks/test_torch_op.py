@@ -533,6 +533,20 @@ def test_vmap_calls_the_kernel_once_for_the_batch(kernel_calls):
     assert kernel_calls() == (1, 40)
 
 
+def test_vmap_rule_at_each_level_gives_atens_values(kernel_calls):
+    g, y = _pair("float64", shape=(3, 4))
+    scale = torch.arange(3.0, dtype=torch.float64)
+    cases = {
+        "nothing batched at the level": lambda f: func.vmap(lambda s: f(g, y) * s)(scale),
+        "vmap of vmap": lambda f: func.vmap(func.vmap(f))(g, y),
+        "one input batched at each level": lambda f: func.vmap(
+            func.vmap(f, in_dims=(0, None)), in_dims=(None, 0))(g, y),
+    }
+    for name, case in cases.items():
+        assert_same(case(OP).numpy(), case(ATEN).numpy(), name)
+    assert kernel_calls()[0] == len(cases)   # one call each, on its whole batch
+
+
 def test_plain_calls_run_the_kernel_and_nothing_else(kernel_calls):
     g, y = _pair("float32")
     with torch.profiler.profile() as profile:
