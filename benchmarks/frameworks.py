@@ -2,7 +2,7 @@
 
     python benchmarks/frameworks.py [--quick] [--threads N]
 
-Needs torch and jax.  Three tables, each ratio the median over rounds of
+Needs torch and jax.  Five tables, each ratio the median over rounds of
 two calls timed in alternation (``sigmoid_backward.bench.timing.compare``, the
 method of ``python -m sigmoid_backward bench``):
 
@@ -16,7 +16,11 @@ method of ``python -m sigmoid_backward bench``):
    ``jax.jit(lambda g, y: g * (1 - y) * y)``, on arrays on the CPU device,
    on a g of (n, m) with a y of (m,), and on arrays sharded over 2 host
    devices (in a child process: XLA_FLAGS makes the devices before jax
-   starts), each device's call on its shard running on ``--threads``.
+   starts), each device's call on its shard running on ``--threads``;
+4. an MLP's training step with ``sigmoid_backward.torch.Sigmoid`` against
+   ``nn.Sigmoid``, eager;
+5. the op under ``torch.func.vmap`` against the plain call on the same
+   batch, and table 4's step with the model under ``torch.compile``.
 
 Each row states the target it is measured against and whether this run met
 it.  Every contender runs on ``--threads`` threads (by default
@@ -139,14 +143,18 @@ def torch_op(torch, sizes, seconds, dtypes=("float32", "bfloat16")):
     return rows
 
 
-def _mlp_step(torch, width, dtype, sigmoid, batch=64):
+def _mlp_step(torch, width, dtype, sigmoid, batch=64, compiled=False):
     """One training step (zero_grad, forward, MSE loss, backward, SGD) of
     Linear-Sigmoid-Linear-Sigmoid-Linear at ``width``; seeded, so that two
-    copies have the same weights."""
+    copies have the same weights.  ``compiled``: the model under
+    ``torch.compile`` (Inductor, whole graph, static shapes), compiled by a
+    first step here."""
     nn = torch.nn
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(width, width), sigmoid(), nn.Linear(width, width),
                           sigmoid(), nn.Linear(width, 1)).to(dtype)
+    if compiled:
+        model = torch.compile(model, fullgraph=True, dynamic=False)
     gen = torch.Generator().manual_seed(1)
     x = torch.randn(batch, width, generator=gen).to(dtype)
     target = torch.randn(batch, 1, generator=gen).to(dtype)
@@ -156,6 +164,8 @@ def _mlp_step(torch, width, dtype, sigmoid, batch=64):
         optimizer.zero_grad()
         torch.nn.functional.mse_loss(model(x), target).backward()
         optimizer.step()
+    if compiled:
+        step()   # compiles the forward and the backward
     return step
 
 
@@ -177,6 +187,35 @@ def training_step(torch, widths, seconds):
             spread = abs(aa["A/A"][1] - 1)
             rows.append(_row(f"{name}, width {width} (A/A {aa['A/A'][1]:.2f}x)", t_ours,
                              t_theirs, ratio, ">= 1.00x (within A/A)", ratio >= 1 - spread))
+    return rows
+
+
+def vmap_and_compile(torch, widths, seconds):
+    """Table 5: the op under torch.func.vmap against the plain call on the
+    same (64, 4096) float32 batch, ratio plain / vmap; and the training
+    step of table 4 with the model under torch.compile, where Inductor
+    fuses aten's op in place of ours, ratio nn.Sigmoid / ours."""
+    import sigmoid_backward.torch as sbt
+    op = torch.ops.sigmoid_backward.sigmoid_backward
+    g, y = make_inputs(64 * 4096, _dtypes.BY_NAME["float32"])
+    tg, ty = peers.tensor(torch, g).reshape(64, 4096), peers.tensor(torch, y).reshape(64, 4096)
+    batched = torch.func.vmap(op)
+    t_vmap, timed, _ = compare(lambda: batched(tg, ty), {"plain": lambda: op(tg, ty)}, seconds)
+    t_plain, ratio = timed["plain"]
+    rows = [_row("vmap over (64, 4096) float32, against the plain call", t_vmap, t_plain, ratio,
+                 ">= 0.83x (<= 1.2x the time)", ratio >= 1 / 1.2)]
+    for name in ("float32", "bfloat16"):
+        dtype = getattr(torch, name)
+        for width in widths:
+            torch._dynamo.reset()   # each model compiled for its own shapes
+            ours = _mlp_step(torch, width, dtype, sbt.Sigmoid, compiled=True)
+            theirs = _mlp_step(torch, width, dtype, torch.nn.Sigmoid, compiled=True)
+            again = _mlp_step(torch, width, dtype, torch.nn.Sigmoid, compiled=True)
+            t_ours, timed, _ = compare(ours, {"nn.Sigmoid": theirs}, seconds)
+            _, aa, _ = compare(theirs, {"A/A": again}, seconds)
+            t_theirs, ratio = timed["nn.Sigmoid"]
+            rows.append(_row(f"torch.compile, {name}, width {width} (A/A {aa['A/A'][1]:.2f}x)",
+                             t_ours, t_theirs, ratio, "(stretch) >= 0.97x", ratio >= 0.97))
     return rows
 
 
@@ -241,8 +280,7 @@ def _sharded_in_a_child(argv):
     """jax_sharded's rows from this script run again with --sharded: the
     host platform has several devices only when XLA_FLAGS says so before
     jax initialises, and this process's jax has."""
-    # First: XLA stops reading flags at a word without "--", which
-    # peers.XLA_ONE_THREAD has.
+    # First: XLA stops reading flags at a word without "--".
     flags = (f"--xla_force_host_platform_device_count={SHARDED_DEVICES} "
              f"{os.environ.get('XLA_FLAGS', '')}").strip()
     proc = subprocess.run([sys.executable, __file__, "--sharded", *argv], capture_output=True,
@@ -291,6 +329,11 @@ def main(argv):
     print(head.format("ours", "nn.Sigmoid"))
     widths = (64, 256) if args.quick else (64, 256, 1024, 4096)
     print("\n".join(training_step(torch, widths, seconds)) + "\n")
+    print("5. torch.func.vmap and torch.compile: the op under vmap against the plain call "
+          "(ratio: plain / vmap); the training step of table 4, model compiled "
+          "(ratio: nn.Sigmoid / ours)\n")
+    print(head.format("ours", "peer"))
+    print("\n".join(vmap_and_compile(torch, widths, seconds)) + "\n")
     print("3. jax.jit(sigmoid_backward.jax.sigmoid_backward) against "
           "jax.jit(lambda g, y: g * (1 - y) * y) (ratio: XLA / ours)\n")
     print(head.format("ours", "XLA"))

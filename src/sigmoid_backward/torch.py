@@ -10,6 +10,9 @@ themselves differentiable; and a kernel that takes the op through
 ``torch.func``'s transforms with the same formulas and a vmap rule.  So
 every transform gives the values it gives through
 ``torch.ops.aten.sigmoid_backward``, computed on this library's kernel.
+Under ``torch.compile``, Inductor's decomposition table (Inductor's alone)
+maps the op to ``aten.sigmoid_backward``, which Inductor fuses with its
+neighbours: compiled code has aten's compiled values, eager calls this kernel.
 :func:`sigmoid` is ``torch.sigmoid`` forward with this op as its
 derivative, in both modes.
 
@@ -31,12 +34,16 @@ native op (not built, built for another torch, or
 Importing this module imports torch; ``import sigmoid_backward`` does not.
 """
 import importlib
+import importlib.abc
+import importlib.util
 import os
+import sys
 
 import torch
 import torch._prims_common
 from torch._functorch.pyfunctorch import (
     FunctionalizeInterpreter,
+    VmapInterpreter,
     retrieve_current_functorch_interpreter,
 )
 from torch._subclasses.functional_tensor import FunctorchFunctionalizeAPI
@@ -179,6 +186,91 @@ for _op in {_OP, _ROUTE_OP}:
     torch.library.register_fake(_op, _fake, lib=_LIB)
 
 
+# ---- torch.compile: Inductor gets aten's op, which it fuses. --------------
+# Inductor cannot look into a kernel it did not generate: a compiled graph
+# would call the op between its fused kernels, a round trip through memory
+# for each.  So Inductor's decomposition table, which Inductor alone applies
+# (eager calls, torch.export and the other backends keep the op and its
+# kernel), maps the op to aten.sigmoid_backward, which Inductor decomposes in
+# turn (torch._decomp: g * conj(y * (1 - y)), in float32 for float16 and
+# bfloat16): a compiled function gives aten's compiled values.  (A
+# decomposition cannot leave the op to its kernel for some dtypes: Inductor
+# then wants a lowering of the op, and has none.)
+
+def _as_aten(grad_output, output):
+    dtype = torch.result_type(grad_output, output)
+    if dtype.itemsize > 1:
+        return torch.ops.aten.sigmoid_backward.default(grad_output, output)
+    # float8, which aten does not compute in eager mode (nor round once in
+    # Inductor): the kernel's formula in float32, rounded once, as it does.
+    g, y = grad_output.to(torch.float32), output.to(torch.float32)
+    result = g * (1 - y) * y
+    if dtype == _E4M3FN:
+        # From 464, half a step past e4m3fn's largest value (448), the kernel
+        # rounds to NaN (it has no infinity); PyTorch's conversion saturates.
+        result = torch.where(result.abs() < 464, result, torch.nan)
+    return result.to(dtype)
+
+
+_E4M3FN = getattr(torch, "float8_e4m3fn", None)
+
+
+def _sigmoid_as_aten(x):
+    return torch.ops.aten.sigmoid.default(x)   # what the native sigmoid's CPU kernel calls
+
+
+_INDUCTOR_TABLE = "torch._inductor.decomposition"
+_inductor_decomposes = False   # whether Inductor's table has the ops' decompositions
+
+
+def _decompose_under_inductor():
+    """Gives Inductor's table, once it is imported, the ops' decompositions."""
+    global _inductor_decomposes
+    inductor = sys.modules.get(_INDUCTOR_TABLE)
+    if _inductor_decomposes or inductor is None:
+        return
+    _inductor_decomposes = True
+    inductor.register_decomposition(list({_OP, _ROUTE_OP}))(_as_aten)
+    if _NATIVE is not None:
+        inductor.register_decomposition(torch.ops.sigmoid_backward.sigmoid.default)(
+            _sigmoid_as_aten)
+    # Inductor's select_decomp_table() serves a copy of the table made at
+    # its first compile (fast_random_decomps, under functools.cache): a
+    # process that compiled before gets it made again, with the ops.
+    stale_copy = getattr(inductor, "fast_random_decomps", None)
+    if stale_copy is not None and hasattr(stale_copy, "cache_clear"):
+        stale_copy.cache_clear()
+
+
+class _WhenInductorIsImported(importlib.abc.MetaPathFinder):
+    """Registers the decompositions as soon as Inductor's table is imported:
+    importing it here would cost 1.3 s, as much as torch itself, for every
+    user, and registering later (when the op is first traced, say) can come
+    after a compile has taken its table, which Inductor refuses."""
+
+    def find_spec(self, name, path, target=None):
+        if name != _INDUCTOR_TABLE:
+            return None
+        sys.meta_path.remove(self)   # once; and now the other finders find it
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.loader is not None:
+            exec_module = spec.loader.exec_module
+
+            def exec_then_decompose(module):
+                exec_module(module)
+                _decompose_under_inductor()
+            # This spec's own loader (module.__loader__ stays the one that
+            # reads the source, for tracebacks and inspect).
+            spec.loader.exec_module = exec_then_decompose   # type: ignore[method-assign]
+        return spec
+
+
+if _INDUCTOR_TABLE in sys.modules:
+    _decompose_under_inductor()
+else:
+    sys.meta_path.insert(0, _WhenInductorIsImported())
+
+
 def _batched(info, in_dims, grad_output, output):
     """The op under ``torch.vmap``: elementwise, so one call on the batch.
     Each batched input gets its batch dimension first and its example
@@ -187,6 +279,9 @@ def _batched(info, in_dims, grad_output, output):
     dtype the examples promote to: a 0-d example is a scalar to PyTorch's
     promotion, which its batch of them is not."""
     g_dim, y_dim = in_dims
+    if g_dim == y_dim == 0 and grad_output.dim() == output.dim() and (
+            grad_output.dtype == output.dtype):
+        return _OP(grad_output, output), 0   # vmap's usual call: as it is
     dtype = torch.result_type(_example(grad_output, g_dim), _example(output, y_dim))
     rank = max(grad_output.dim() - (g_dim is not None), output.dim() - (y_dim is not None))
     g = _batch_first(grad_output, g_dim, rank).to(dtype)
@@ -296,16 +391,19 @@ _FUNCTORCH = torch._C.DispatchKey.FuncTorchDynamicLayerFrontMode
 
 def _transforms(keyset, grad_output, output):
     """The op under torch.func's transforms, which meet it here, before
-    autograd.  grad, vjp, jvp and vmap (and jacrev, jacfwd, hessian, made
-    of them) get the Function as if the caller had applied it: each uses
-    its rule (backward, jvp, vmap) at its level.  (An autograd kernel cannot
+    autograd.  grad, vjp and jvp (and jacrev, jacfwd, hessian, made of
+    them and vmap) get the Function as if the caller had applied it: each
+    uses its rule (backward, jvp) at its level.  (An autograd kernel cannot
     apply a Function under them, and register_vmap's batching kernel is
-    never reached past this one.)  functionalize has no rule for Functions,
+    never reached past this one.)  vmap gets the Function's vmap rule
+    applied directly (_vmapped).  functionalize has no rule for Functions,
     and needs none for this op, which neither mutates nor views: it gets
     the op on its tensors' values, one level down."""
     if not torch._C._are_functorch_transforms_active():
         return _OP.redispatch(keyset.remove(_FUNCTORCH), grad_output, output)
     interpreter = retrieve_current_functorch_interpreter()
+    if isinstance(interpreter, VmapInterpreter):
+        return _vmapped(interpreter, grad_output, output)
     if not isinstance(interpreter, FunctionalizeInterpreter):
         return _Transformed.apply(grad_output, output)
     functionalize = FunctorchFunctionalizeAPI(interpreter)
@@ -313,6 +411,24 @@ def _transforms(keyset, grad_output, output):
     with functionalize.redispatch_to_next():
         result = _OP(grad_output, output)
     return functionalize.wrap_tensors(result)
+
+
+
+
+def _vmapped(interpreter, grad_output, output):
+    """The op at a vmap level: its vmap rule, applied here rather than
+    through the Function (whose vmap path, pytrees and argument binding,
+    cost 300 us a call, 5x the kernel's time on 64 x 4096 float32 values).
+    At the levels below, the op's call meets their transforms (derivatives
+    included) as any call does."""
+    level = interpreter.level()
+    g, g_dim = torch._C._functorch._unwrap_batched(grad_output, level)
+    y, y_dim = torch._C._functorch._unwrap_batched(output, level)
+    with interpreter.lower():
+        if g_dim is None and y_dim is None:   # nothing batched at this level
+            return _OP(g, y)
+        result, dim = _batched(None, (g_dim, y_dim), g, y)
+    return torch._C._functorch._add_batch_dim(result, dim, level)
 
 
 _LIB.impl("sigmoid_backward", _transforms, "FuncTorchDynamicLayerFrontMode", with_keyset=True)
@@ -323,7 +439,9 @@ def sigmoid_backward(grad_output, output):
 
     ``torch.ops.sigmoid_backward.sigmoid_backward``: ``grad_output * (1 -
     output) * output``, conjugated for complex, computed by this library's
-    CPU kernel (float16 and bfloat16 in float32, rounded once).  It has a
+    CPU kernel (float16 and bfloat16 in float32, rounded once); under
+    ``torch.compile``, Inductor fuses ``aten.sigmoid_backward`` in its
+    place (aten's compiled values).  It has a
     fake kernel (``torch.compile``, ``torch.export``), aten's derivatives
     in backward and forward mode, differentiable again, and a vmap rule:
     autograd, ``torch.autograd.forward_ad`` and ``torch.func.grad``,
