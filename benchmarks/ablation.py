@@ -29,6 +29,7 @@ The numbers in benchmarks/NOTES.md come from this script.
 """
 import argparse
 import importlib
+import json
 import pathlib
 import re
 import subprocess
@@ -84,17 +85,18 @@ def build_baseline(commit, workdir):
     subprocess.run(["ninja", "-C", str(workdir / "build")], check=True, capture_output=True)
     pkg = workdir / "sb_before"
     pkg.mkdir()
-    built = workdir / "build" / "src" / "sb_before"
-    # sources, then what the build generates (_version.py) and compiles
-    for f in [*(src / "src" / "sb_before").glob("*.py"), *built.glob("*.py")]:
-        (pkg / f.name).write_text(f.read_text())
-    bench = src / "src" / "sb_before" / "bench"   # its small calls, where the baseline has them
-    if bench.is_dir():
-        (pkg / "bench").mkdir()
-        for f in bench.glob("*.py"):
-            (pkg / "bench" / f.name).write_text(f.read_text())
-    for f in built.glob("*.so"):
-        (pkg / f.name).write_bytes(f.read_bytes())
+    # Every file the build would install into the package, at its place
+    # (meson's own map: the layer folders' modules are built beside their
+    # meson.build but installed into _kernel/, _numpy/, ...).
+    installed = json.loads(subprocess.run(
+        ["meson", "introspect", "--installed", str(workdir / "build")],
+        check=True, capture_output=True, text=True).stdout)
+    for built_file, dest in installed.items():
+        parts = pathlib.PurePath(dest).parts
+        if "sb_before" in parts:
+            target = pkg.joinpath(*parts[parts.index("sb_before") + 1:])
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(pathlib.Path(built_file).read_bytes())
     sys.path.insert(0, str(workdir))
     before = importlib.import_module("sb_before")
     for name, module in sys.modules.items():   # nothing of it may be the current package's
@@ -185,7 +187,10 @@ def fast_path(before):
 
 def rows(before, nthreads, max_gib):
     print(f"5. every row of the bench, out= given, {nthreads} threads: baseline -> now")
-    known = {name for name, _ in before._kernels.DTYPE_TABLE}   # the baseline's dtypes
+    # The baseline's dtypes, from its kernel module, wherever its layout puts it.
+    kernels = importlib.import_module(before.__name__ + (
+        "._kernel._kernels" if hasattr(before, "_kernel") else "._kernels"))
+    known = {name for name, _ in kernels.DTYPE_TABLE}
     for dtype in sigmoid_backward._kernel._dtypes.SUPPORTED:
         if dtype.name not in known:
             print(f"{dtype}: new since the baseline")

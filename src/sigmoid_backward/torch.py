@@ -413,8 +413,6 @@ def _transforms(keyset, grad_output, output):
     return functionalize.wrap_tensors(result)
 
 
-
-
 def _vmapped(interpreter, grad_output, output):
     """The op at a vmap level: its vmap rule, applied here rather than
     through the Function (whose vmap path, pytrees and argument binding,
