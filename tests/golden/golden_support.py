@@ -9,6 +9,7 @@ import numpy as np
 
 from sigmoid_backward import reference
 from sigmoid_backward.__main__ import main
+from sigmoid_backward.golden import generate
 
 from dtypes_catalogue import BFLOAT16
 
@@ -86,3 +87,15 @@ def kernel_formula(y, dy, dtype):
     y, dy = y.astype(work), dy.astype(work)
     with np.errstate(all="ignore"):
         return ((1 - y) * dy * y).astype(dtype)
+
+
+def passing_campaign(folder):
+    """golden's TTK aclnn cases in ``folder``/golden, and a device folder,
+    ``folder``/device, of copies of their goldens (every case passes):
+    (the manifest's path, the device folder, the manifest)."""
+    manifest = generate(TTK_ACLNN, folder / "golden")
+    device = folder / "device"
+    device.mkdir()
+    for case in manifest["cases"]:
+        (device / case["golden"]).write_bytes((folder / "golden" / case["golden"]).read_bytes())
+    return folder / "golden" / "manifest.json", device, manifest

@@ -24,7 +24,7 @@ from sigmoid_backward.golden._bits import real_part_dtype
 from sigmoid_backward.golden._dtype_names import lookup
 from sigmoid_backward.golden._files import ArrayFile
 
-from golden_support import TTK_ACLNN, files, one_line_error, run, tmp_files
+from golden_support import TTK_ACLNN, files, one_line_error, passing_campaign, run, tmp_files
 
 SECRET = np.array([3.25, -7.5, 1e30], np.float32)
 
@@ -265,12 +265,7 @@ def test_concurrent_seeds_never_leave_a_golden_that_does_not_match_its_inputs(tm
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_a_fifo_in_the_campaign_is_an_error_without_blocking(tmp_path, capsys, outside):
-    generate(TTK_ACLNN, tmp_path / "golden")
-    manifest = json.loads((tmp_path / "golden" / "manifest.json").read_text())
-    device = tmp_path / "device"
-    device.mkdir()
-    for case in manifest["cases"]:
-        (device / case["golden"]).write_bytes((tmp_path / "golden" / case["golden"]).read_bytes())
+    _, device, manifest = passing_campaign(tmp_path)
     first, second = manifest["cases"][0]["golden"], manifest["cases"][1]["golden"]
     (device / first).unlink()
     os.mkfifo(device / first)              # the device's output a FIFO

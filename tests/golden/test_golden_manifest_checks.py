@@ -9,19 +9,14 @@ import pytest
 from sigmoid_backward.golden import CaseFileError, generate
 from sigmoid_backward.golden._dtype_names import choices
 
-from golden_support import TTK_ACLNN, one_line_error, run
+from golden_support import one_line_error, passing_campaign, run
 
 
 def _campaign(tmp_path):
     """golden's manifest of the TTK aclnn cases, and a device folder of
     copies of their goldens."""
-    manifest = generate(TTK_ACLNN, tmp_path / "golden")
-    device = tmp_path / "device"
-    device.mkdir()
-    for case in manifest["cases"]:
-        (device / case["golden"]).write_bytes((tmp_path / "golden" / case["golden"])
-                                              .read_bytes())
-    return tmp_path / "golden" / "manifest.json", device
+    manifest, device, _ = passing_campaign(tmp_path)
+    return manifest, device
 
 
 @pytest.mark.parametrize("text", ['{"cases": []}', '{"cases": []}\n'])

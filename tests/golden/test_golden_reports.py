@@ -8,10 +8,10 @@ import os
 import numpy as np
 import pytest
 
-from sigmoid_backward.golden import _cli_compare, generate
+from sigmoid_backward.golden import _cli_compare
 from sigmoid_backward.golden._atomic_write import WriteError
 
-from golden_support import TTK_ACLNN, one_line_error, run
+from golden_support import one_line_error, passing_campaign, run
 
 
 def _snapshot(folder):
@@ -29,13 +29,8 @@ def pair(tmp_path):
 @pytest.fixture
 def campaign(tmp_path):
     """A manifest of the TTK aclnn cases, its device outputs the goldens."""
-    manifest = generate(TTK_ACLNN, tmp_path / "golden")
-    device = tmp_path / "device"
-    device.mkdir()
-    for case in manifest["cases"]:
-        (device / case["golden"]).write_bytes((tmp_path / "golden" / case["golden"])
-                                              .read_bytes())
-    return tmp_path / "golden" / "manifest.json", device, manifest["cases"][0]["golden"]
+    manifest, device, cases = passing_campaign(tmp_path)
+    return manifest, device, cases["cases"][0]["golden"]
 
 
 # --- a report path that names an input or the other report -----------------------------
