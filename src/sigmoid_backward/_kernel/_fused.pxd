@@ -239,45 +239,60 @@ cdef struct Call:
     long long part_ns[TIMED_PARTS]
 
 
-cdef inline void _rows_part(const Call* c, elem_t* out, Py_ssize_t start,
-                            Py_ssize_t stop) noexcept nogil:
-    """Elements [start, stop) of a call of c.rows runs of c.n, numbered run
-    after run: the part of each run they cover, one share each."""
-    cdef Py_ssize_t n = c.n, size = sizeof(elem_t)
-    cdef Py_ssize_t r = start // n, col = start - r * n, m
+cdef inline void _piece(const Call* c, const char* g, const char* y, elem_t* o, Py_ssize_t m,
+                        bint contiguous, bint nt) noexcept nogil:
+    """m elements of one run, from g, y to o: by the contiguous loop where
+    every operand is the compute dtype's and packed (``nt``: with streaming
+    stores), else gathered."""
+    if contiguous:
+        contiguous_share(c.loop, c.loops.nt_copy, <const elem_t*>g, <const elem_t*>y,
+                         o, m, nt)
+    else:
+        gathered_share(c.loop, c.kind, c.g_kind, g, c.gs, c.y_kind, y, c.ys,
+                       o, c.os, m, c.order == SB_ELEMENTWISE)
+
+
+cdef inline void _part(const Call* c, elem_t* out, Py_ssize_t start, Py_ssize_t stop,
+                       bint nt) noexcept nogil:
+    """Elements [start, stop) of the call, numbered run after run (c.rows
+    runs of c.n; one for a plain call): the piece of each run they cover."""
+    cdef Py_ssize_t n = c.n, size = sizeof(elem_t), m, r, col
+    cdef bint elementwise = c.order == SB_ELEMENTWISE
     cdef bint contiguous = (c.g_kind == c.kind and c.y_kind == c.kind
-                            and c.gs == size and c.ys == size and c.os == size)
-    cdef const char* g
-    cdef const char* y
-    cdef char* o
+                            and c.gs == size and c.ys == size and c.os == size
+                            and not elementwise)
+    if c.rows == 1:   # a plain call: one piece, no division (a small call's cost)
+        _piece(c, c.g + start * c.gs, c.y + start * c.ys,
+               <elem_t*>(<char*>out + start * c.os), stop - start, contiguous, nt)
+        return
+    r = start // n
+    col = start - r * n
     while start < stop:
         m = min(n - col, stop - start)
-        g = c.g + r * c.g_row + col * c.gs
-        y = c.y + r * c.y_row + col * c.ys
-        o = <char*>out + r * c.o_row + col * c.os
-        if contiguous:
-            contiguous_share(c.loop, c.loops.nt_copy, <const elem_t*>g, <const elem_t*>y,
-                             <elem_t*>o, m, False)
-        else:
-            gathered_share(c.loop, c.kind, c.g_kind, g, c.gs, c.y_kind, y, c.ys,
-                           <elem_t*>o, c.os, m, False)
+        _piece(c, c.g + r * c.g_row + col * c.gs, c.y + r * c.y_row + col * c.ys,
+               <elem_t*>(<char*>out + r * c.o_row + col * c.os), m, contiguous, nt)
         start += m
         r += 1
         col = 0
 
 
-cdef inline void _split_rows(const Call* c, elem_t* out) noexcept nogil:
-    """_split for c.rows runs (their operands apart, _overlap.h's
-    sb_rows_apart): the c.rows x c.n elements, numbered run after run,
-    split into one contiguous part per thread, so that a thousand short
-    broadcast rows share the threads as one long run would."""
+cdef inline void _split(const Call* c, elem_t* out) noexcept nogil:
+    """Split the call's c.rows x c.n elements, numbered run after run, into
+    one contiguous part per thread (c.nthreads of them, which the order
+    allows and the output's size pays for), so that a thousand short
+    broadcast rows (_kernels.pyx's compute_rows) share the threads as one
+    long run would."""
     cdef Py_ssize_t total = c.rows * c.n, part, t, start, stop
     cdef long long began
     cdef long long* part_ns = (<Call*>c).part_ns
     cdef bint timed = c.timed
     cdef int nthreads = c.nthreads
+    # Streaming stores when each thread's part has nt_min bytes (one
+    # thread: no division); a plain call's only, where the parts are long.
+    cdef bint nt = c.rows == 1 and (total * sizeof(elem_t) if nthreads <= 1
+                                    else total * sizeof(elem_t) // nthreads) >= sb_nt_min()
     if nthreads <= 1:
-        _rows_part(c, out, 0, total)
+        _part(c, out, 0, total, nt)
         return
     part = (total + nthreads - 1) // nthreads
     part = (part + PART_ALIGN - 1) // PART_ALIGN * PART_ALIGN
@@ -287,52 +302,7 @@ cdef inline void _split_rows(const Call* c, elem_t* out) noexcept nogil:
         if start >= stop:
             continue
         began = sb_now_ns() if timed else 0
-        _rows_part(c, out, start, stop)
-        if timed and t < TIMED_PARTS:
-            part_ns[t] = sb_now_ns() - began
-
-
-cdef inline void _split(const Call* c, elem_t* out) noexcept nogil:
-    """Split [0, n) into one contiguous part per thread (c.nthreads of them,
-    which the order allows and the output's size pays for)."""
-    cdef Py_ssize_t part, t, start, stop
-    cdef long long began
-    cdef long long* part_ns = (<Call*>c).part_ns
-    cdef bint timed = c.timed
-    cdef Py_ssize_t size = sizeof(elem_t)
-    cdef Py_ssize_t n = c.n, gs = c.gs, ys = c.ys, os = c.os
-    cdef int nthreads = c.nthreads
-    cdef bint contiguous = (c.g_kind == c.kind and c.y_kind == c.kind
-                            and gs == size and ys == size and os == size)
-    # each thread's part has nt_min bytes (one thread: no division)
-    cdef bint nt = contiguous and (n * size if nthreads == 1
-                                   else n * size // nthreads) >= sb_nt_min()
-    if c.rows > 1:
-        _split_rows(c, out)
-        return
-    if nthreads <= 1:
-        if contiguous and c.order != SB_ELEMENTWISE:
-            contiguous_share(c.loop, c.loops.nt_copy, <const elem_t*>c.g,
-                             <const elem_t*>c.y, out, n, nt)
-        else:
-            gathered_share(c.loop, c.kind, c.g_kind, c.g, gs, c.y_kind, c.y, ys,
-                           out, os, n, c.order == SB_ELEMENTWISE)
-        return
-    part = (n + nthreads - 1) // nthreads
-    part = (part + PART_ALIGN - 1) // PART_ALIGN * PART_ALIGN
-    for t in prange(nthreads, num_threads=nthreads, schedule='static'):
-        start = t * part
-        stop = min(n, start + part)
-        if start >= stop:
-            continue
-        began = sb_now_ns() if timed else 0
-        if contiguous:
-            contiguous_share(c.loop, c.loops.nt_copy, <const elem_t*>c.g + start,
-                             <const elem_t*>c.y + start, out + start, stop - start, nt)
-        else:
-            gathered_share(c.loop, c.kind, c.g_kind, c.g + start * gs, gs,
-                           c.y_kind, c.y + start * ys, ys,
-                           <elem_t*>(<char*>out + start * os), os, stop - start, False)
+        _part(c, out, start, stop, nt)
         if timed and t < TIMED_PARTS:
             part_ns[t] = sb_now_ns() - began
 
