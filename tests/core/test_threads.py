@@ -237,30 +237,57 @@ def _back_off(kernels, nthreads=2):
 @needs_openmp
 def test_concurrent_callers_share_the_cpus(fresh_load_policy):
     kernels, cpus = fresh_load_policy, usable_cpus()
+    ms = 1_000_000
+    window = 20 * ms                      # _threads.h's SB_SHARE_NS
+    t0 = kernels.now_ns()
     assert kernels.free_cpus() == cpus
-    # Default calls, one after another while the earlier ones run: each
-    # takes what is free, at least its own thread, and while any holds more
-    # than its own, all together hold at most the CPUs.
-    taken = [kernels.claim_threads(cpus, False) for _ in range(cpus + 2)]
-    assert taken[0] == cpus
-    assert all(t == 1 for t in taken[1:])
-    assert kernels.free_cpus() == cpus - sum(taken)
-    for t in taken:
-        kernels.release_threads(t)
-    assert kernels.free_cpus() == cpus
-    # N callers asking for a fair share each: CPUs/N, summing to the CPUs.
-    first = kernels.claim_threads(max(1, cpus // 2), False)
-    second = kernels.claim_threads(cpus, False)
-    assert first + second == cpus if cpus > 1 else second == 1
+    # A lone default call takes every CPU; a second one while it runs gets
+    # what is free, at least its own thread.
+    first = kernels.claim_threads(cpus, False, t0)
+    second = kernels.claim_threads(cpus, False, t0)
+    assert (first, second) == (cpus, 1)
+    assert kernels.free_cpus() == cpus - first - second
     kernels.release_threads(first)
     kernels.release_threads(second)
-    # An explicit count takes all it asks; a default call then gets its own thread.
-    explicit = kernels.claim_threads(cpus, True)
+    assert kernels.free_cpus() == cpus
+    # Two calls overlapped: until the window closes, a default call alone
+    # takes its half of the CPUs (the pool is full: only the share caps it),
+    # and the next overlap re-opens the window.
+    alone = kernels.claim_threads(cpus, False, t0 + ms)
+    assert alone == max(1, cpus // 2)
+    kernels.release_threads(alone)
+    assert kernels.claim_threads(cpus, False, t0 + window - 1) == max(1, cpus // 2)
+    kernels.release_threads(max(1, cpus // 2))
+    later = kernels.claim_threads(cpus, False, t0 + window)
+    assert later == cpus                  # the window is over: the team comes back
+    kernels.release_threads(later)
+    # N callers at once, each asking for every CPU: the first comes alone,
+    # the others share; while any holds more than its own thread, all hold
+    # at most the CPUs, and while the window is open no caller takes more
+    # than CPUs / N.
+    t1 = t0 + 1000 * ms
+    n = cpus + 2
+    taken = [kernels.claim_threads(cpus, False, t1) for _ in range(n)]
+    assert taken[0] == cpus and all(t == 1 for t in taken[1:])
+    for t in taken:
+        kernels.release_threads(t)
+    taken = [kernels.claim_threads(cpus, False, t1 + ms) for _ in range(n)]
+    assert all(t == 1 for t in taken)     # CPUs / (CPUs + 2) rounds to own thread
+    for t in taken:
+        kernels.release_threads(t)
+    # An explicit count takes all it asks, window or not; a default call
+    # then gets its own thread.
+    explicit = kernels.claim_threads(cpus, True, t1 + 2 * ms)
     assert explicit == cpus
-    assert kernels.claim_threads(cpus, False) == 1
+    assert kernels.claim_threads(cpus, False, t1 + 2 * ms) == 1
     kernels.release_threads(1)
     kernels.release_threads(explicit)
     assert kernels.free_cpus() == cpus
+    # Forgetting the load policy's state forgets the callers seen.
+    kernels.reset_load()
+    alone = kernels.claim_threads(cpus, False, t1 + 3 * ms)
+    assert alone == cpus
+    kernels.release_threads(alone)
 
 
 @needs_openmp

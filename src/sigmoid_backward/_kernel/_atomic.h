@@ -30,9 +30,10 @@ SB_ATOMIC_ACCESSORS(size, ptrdiff_t)
 SB_ATOMIC_ACCESSORS(ll, long long)
 SB_ATOMIC_ACCESSORS(ptr, const void *)
 
-/* Read-modify-write of an int, for the thread pool's token count, and of a
- * long long, for the back-off's credit (_threads.h), which returns the new
- * value; relaxed, as above: neither orders anything. */
+/* Read-modify-write of an int, for the thread pool's token count and the
+ * calls in flight, and of a long long, for the back-off's credit
+ * (_threads.h); the adds return the new value.  Relaxed, as above: none
+ * orders anything. */
 #if defined(_MSC_VER) && !defined(__clang__)
 #  include <intrin.h>
 static inline int sb_cas_int(int *p, int *expected, int desired)
@@ -42,7 +43,10 @@ static inline int sb_cas_int(int *p, int *expected, int desired)
     *expected = (int)seen;
     return 0;
 }
-static inline void sb_add_int(int *p, int v) { _InterlockedExchangeAdd((volatile long *)p, v); }
+static inline int sb_add_int(int *p, int v)
+{
+    return (int)_InterlockedExchangeAdd((volatile long *)p, v) + v;
+}
 static inline long long sb_add_ll(long long *p, long long v)
 {
     return _InterlockedExchangeAdd64((volatile long long *)p, v) + v;
@@ -53,7 +57,7 @@ static inline int sb_cas_int(int *p, int *expected, int desired)
     return __atomic_compare_exchange_n(p, expected, desired, 1, __ATOMIC_RELAXED,
                                        __ATOMIC_RELAXED);
 }
-static inline void sb_add_int(int *p, int v) { __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+static inline int sb_add_int(int *p, int v) { return __atomic_add_fetch(p, v, __ATOMIC_RELAXED); }
 static inline long long sb_add_ll(long long *p, long long v)
 {
     return __atomic_add_fetch(p, v, __ATOMIC_RELAXED);

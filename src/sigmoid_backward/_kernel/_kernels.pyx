@@ -53,7 +53,7 @@ cdef extern from "_threads.h" nogil:
     int sb_threads_adaptive()
     int sb_threads_free_cpus()
     long long sb_now_ns()
-    int sb_threads_claim(int want, int is_explicit)
+    int sb_threads_claim(int want, int is_explicit, long long now)
     void sb_threads_release(int taken)
     int sb_threads_load_cap(long long now)
     long long sb_threads_saved(int nthreads, long long elapsed, long long fastest_part)
@@ -181,7 +181,7 @@ cdef inline void _run_call(Call* c, int nthreads) noexcept nogil:
             if not explicit:
                 start = sb_now_ns()
                 c.nthreads = min(c.nthreads, sb_threads_load_cap(start))
-            taken = sb_threads_claim(c.nthreads, explicit)
+            taken = sb_threads_claim(c.nthreads, explicit, start)
             c.nthreads = taken
             c.timed = not explicit and taken > 1
             for i in range(TIMED_PARTS):
@@ -265,7 +265,8 @@ def adaptive():
 
 
 def reset_load():
-    """Forget the back-off: the next default call uses the full count."""
+    """Forget the back-off and the callers seen: the next default call uses
+    the full count."""
     sb_threads_reset_load()
 
 
@@ -275,13 +276,13 @@ def free_cpus():
     return sb_threads_free_cpus()
 
 
-def claim_threads(int want, bint explicit):
-    """Take threads from the pool as a call does (for tests of the policy's
-    logic): returns the count taken, which :func:`release_threads` gives
-    back."""
+def claim_threads(int want, bint explicit, now_ns=None):
+    """Take threads from the pool as a call does at ``now_ns`` (ns of
+    :func:`now_ns`'s clock; default now), for tests of the policy's logic:
+    returns the count taken, which :func:`release_threads` gives back."""
     if want < 1:
         raise ValueError(f"want must be >= 1, got {want}")
-    return sb_threads_claim(want, explicit)
+    return sb_threads_claim(want, explicit, sb_now_ns() if now_ns is None else now_ns)
 
 
 def release_threads(int taken):

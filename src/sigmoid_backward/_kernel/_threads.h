@@ -34,9 +34,18 @@
  *   pool holds one token per CPU; every call large enough for a team takes
  *   tokens for its threads, an explicit count all it asks, a default call
  *   what is free (at least its own thread), and gives them back at its
- *   end.  So N Python threads calling at once (Dask's threaded scheduler)
- *   use about CPUs/N threads each, not N x CPUs, and while any call holds
- *   more than its own thread, all calls together hold at most the CPUs.
+ *   end.  So while any call holds more than its own thread, all calls
+ *   together hold at most the CPUs.  First come, first served alone let
+ *   a caller that found the others between their calls take every CPU,
+ *   and the next caller's own thread then made CPUs + 1 runnable threads,
+ *   whose team waited at its barrier: two Python threads looping a 1e6
+ *   float32 call started 3-6 teams a second that way (of 2,500-3,400
+ *   calls).  So the calls in flight are counted too, and for SB_SHARE_NS
+ *   after N of them were seen at once, a default call takes at most
+ *   CPUs/N: callers that keep overlapping share the CPUs evenly (the same
+ *   loop: 1 team, the first call's), and a lone caller gets its team back
+ *   20 ms after the last overlap, far longer than the gap between a
+ *   worker's tasks and far shorter than a user would notice.
  * - Back-off when the machine is busy (sb_threads_load_cap and
  *   sb_threads_note_call): each thread of a team times its part, and one
  *   thread alone would have taken about threads x the fastest part.  What
@@ -99,6 +108,12 @@ static SB_THREAD_LOCAL int sb_call_threads = 0;   /* num_threads=; 0: default */
 static SB_THREAD_LOCAL int sb_last_threads = 0;   /* the calling thread's last call's */
 static int sb_adaptive = 1;             /* the load policy on the default */
 static int sb_free_cpus = 1;            /* tokens left in the pool (may go below 0) */
+static int sb_in_flight = 0;            /* calls holding tokens now */
+/* Sharing: default calls use at most sb_num_procs / sb_share_callers
+ * threads until sb_share_until (ns of sb_now_ns). */
+static int sb_share_callers = 1;
+static long long sb_share_until = 0;
+#define SB_SHARE_NS 20000000LL              /* 20 ms after calls last overlapped */
 /* Back-off: default calls use at most sb_cap threads until sb_cap_until
  * (ns of sb_now_ns); sb_credit is what the default's teams saved lately
  * against one thread (ns, at most SB_CREDIT_MAX_NS). */
@@ -148,6 +163,7 @@ static void sb_threads_after_fork_in_child(void)
     sb_forked_here = 1;
     /* Only the forking thread came along, and it was not in a call. */
     sb_store_int(&sb_free_cpus, sb_load_int(&sb_num_procs));
+    sb_store_int(&sb_in_flight, 0);
     /* The parent's helper thread, if any, did not come along; the lock may
      * have been held by it at the fork. */
     pthread_mutex_init(&sb_helper.lock, NULL);
@@ -279,12 +295,26 @@ static inline long long sb_now_ns(void)
 #endif
 }
 
-/* Take threads for a call that may use `want` (>= 1) of them: an explicit
- * count takes all it asks, a default call what the pool has free, at least
- * its own thread.  Returns the count taken; the call gives it back with
- * sb_threads_release. */
-static inline int sb_threads_claim(int want, int is_explicit)
+/* Take threads for a call that may use `want` (>= 1) of them, at `now` (ns
+ * of sb_now_ns; 0 for an explicit count, which reads the clock only when
+ * another call is in flight): an explicit count takes all it asks, a
+ * default call its share of the CPUs while calls overlap, and no more than
+ * the pool has free, at least its own thread.  Returns the count taken; the
+ * call gives it back with sb_threads_release. */
+static inline int sb_threads_claim(int want, int is_explicit, long long now)
 {
+    const int callers = sb_add_int(&sb_in_flight, 1);
+    if (callers > 1) {
+        if (!now) now = sb_now_ns();
+        /* the most callers seen at once since the last window ended */
+        if (now >= sb_load_ll(&sb_share_until) || callers > sb_load_int(&sb_share_callers))
+            sb_store_int(&sb_share_callers, callers);
+        sb_store_ll(&sb_share_until, now + SB_SHARE_NS);
+    }
+    if (!is_explicit && now < sb_load_ll(&sb_share_until)) {
+        const int share = sb_threads_procs() / sb_load_int(&sb_share_callers);
+        if (want > share) want = share < 1 ? 1 : share;
+    }
     int free_now = sb_load_int(&sb_free_cpus), take;
     do {
         take = is_explicit ? want : (free_now < 1 ? 1 : (free_now < want ? free_now : want));
@@ -295,6 +325,7 @@ static inline int sb_threads_claim(int want, int is_explicit)
 static inline void sb_threads_release(int taken)
 {
     sb_add_int(&sb_free_cpus, taken);
+    sb_add_int(&sb_in_flight, -1);
 }
 
 /* The most threads a default call may use now (the back-off's cap, or no
@@ -341,13 +372,16 @@ static inline void sb_threads_note_call(int nthreads, long long start, long long
     }
 }
 
-/* Forget the back-off (tests, and the bench between loads). */
+/* Forget the back-off and the callers seen (tests, and the bench between
+ * loads). */
 static inline void sb_threads_reset_load(void)
 {
     sb_store_ll(&sb_credit, 0);
     sb_store_int(&sb_backoffs, 0);
     sb_store_ll(&sb_cap_until, 0);
     sb_store_int(&sb_cap, SB_MAX_THREADS);
+    sb_store_ll(&sb_share_until, 0);
+    sb_store_int(&sb_share_callers, 1);
 }
 
 /* The credit (tests). */
