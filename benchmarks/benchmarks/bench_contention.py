@@ -31,6 +31,7 @@ class Contention:
             raise
         self.default = [d / one for d, one in zip(s["default"], s["1 thread"], strict=True)]
         self.numpy = [np_ / d for np_, d in zip(s["numpy"], s["default"], strict=True)]
+        self.aa = contention.aa_worst(s)
 
     def teardown(self, load, dtype, n, policy):
         self.load.__exit__(None, None, None)
@@ -44,5 +45,11 @@ class Contention:
         """Target >= 1.0."""
         return min(self.numpy)
 
+    def track_one_thread_a_a_worst(self, load, dtype, n, policy):
+        """The load's own noise: two identical one-thread samples' worst
+        same-round ratio (no target)."""
+        return self.aa
+
     track_default_over_one_thread_worst.unit = "ratio"
     track_numpy_over_default_worst.unit = "ratio"
+    track_one_thread_a_a_worst.unit = "ratio"

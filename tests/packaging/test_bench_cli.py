@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from sigmoid_backward import __main__ as cli
-from sigmoid_backward.bench import _report, timing
+from sigmoid_backward.bench import _report, contention, timing
 from sigmoid_backward.bench._bandwidth_floor import bandwidth_floor
 
 from helpers import table_cell
@@ -132,12 +132,44 @@ def test_plot_without_matplotlib_is_a_clear_error(monkeypatch, tmp_path, capsys)
     (["--dtypes", "int8"], "unsupported dtype 'int8'"),
     (["--threads", "0"], "--threads must be >= 1"),
     (["--bogus"], "unrecognized arguments"),
+    (["--contention", "--loads", "3 spinners"], "invalid choice: '3 spinners'"),
 ])
 def test_bad_arguments_exit_2(argv, message, capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(["bench", *argv])
     assert exc.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_contention_table_runs_the_loads_asked_with_an_a_a_column(monkeypatch, capsys):
+    """``bench --contention --loads``: only the loads named (Dask's report
+    only when asked), each under both policies, every case a row, and the
+    A/A column of two one-thread samples.  Sample and warm-up times are
+    shrunk: no timing is asserted."""
+    monkeypatch.setattr(contention, "_SAMPLE_SECONDS", 0.001)
+    monkeypatch.setattr(contention, "_RAMP_SECONDS", 0.01)
+    monkeypatch.setattr(contention, "_WARM_SECONDS", 0.01)
+    dask_calls = []
+    monkeypatch.setattr(contention, "dask_report", lambda **kw: dask_calls.append(kw))
+    code, out, _ = _run(capsys, "--contention", "--loads", "idle", "--sizes", "1e3",
+                        "--dtypes", "float32", "--rounds", "2")
+    assert code == 0 and dask_calls == []
+    lines = out.splitlines()
+    header = next(line for line in lines if line.startswith("load"))
+    assert "A/A" in header.split()
+    rows = [line.split() for line in lines if line.startswith(tuple(contention.LOADS))]
+    assert [(r[0], r[1], r[2]) for r in rows] == [
+        ("idle", policy, case) for policy in ("adaptive", "fixed")
+        for case in ("float32", "cast", "strided")]
+    assert all(float(r[-3]) >= 1.0 for r in rows)   # A/A, np/default mean, worst: last
+    code, out, _ = _run(capsys, "--contention", "--loads", "dask", "--rounds", "1")
+    assert code == 0 and dask_calls == [{"count": 1}]
+    assert not any(line.startswith(tuple(contention.LOADS)) for line in out.splitlines())
+
+
+def test_a_a_worst_is_the_larger_ratio_either_way_up():
+    assert contention.aa_worst({"1 thread": [1.0, 2.0, 1.0],
+                                "1 thread A/A": [1.1, 1.0, 0.5]}) == 2.0
 
 
 def test_help_names_the_command(capsys):

@@ -29,7 +29,7 @@ import numpy as np
 from .. import OPENMP_ENABLED, sigmoid_backward
 from .._kernel import _dtypes, _kernels, _threads
 from .._tools._cli import ArgumentParser, command
-from . import small_calls, timing
+from . import contention, small_calls, timing
 from ._bandwidth_floor import bandwidth_floor
 from .timing import compare, fmt_size, fmt_time, make_inputs, sample_rounds
 
@@ -52,6 +52,7 @@ class Peers(NamedTuple):
     contenders: Callable[..., dict[str, Callable[[], object]]]
 
 
+_CONTENTION_LOADS = tuple(contention.LOADS)
 _NO_PEERS = Peers((), "", lambda g, y, out, spare_bytes: {})
 
 
@@ -97,6 +98,10 @@ def _parser(prog, description):
                         "worst round (bench/contention.py)")
     p.add_argument("--rounds", type=int, default=5, metavar="R",
                    help="rounds of the contention bench (default: %(default)s)")
+    p.add_argument("--loads", nargs="+", default=None, metavar="LOAD",
+                   choices=(*_CONTENTION_LOADS, "dask"),
+                   help="the contention bench's loads, quoted (default: all: "
+                        f"{', '.join(repr(n) for n in (*_CONTENTION_LOADS, 'dask'))})")
     p.add_argument("--plot", metavar="FILE.png",
                    help="draw throughput against size per dtype (needs matplotlib)")
     return p
@@ -159,7 +164,6 @@ def _contention(prog, argv, args, peers):
     """The contention bench (bench/contention.py), with the peers' columns
     where ``peers`` gives any; --threads does not apply: the default thread
     count is what it measures."""
-    from . import contention
     extra = peers(_threads.get_num_threads()) if peers is not None else _NO_PEERS
     print("\n".join([
         f"{prog} {' '.join(argv)}".rstrip(),
@@ -167,13 +171,18 @@ def _contention(prog, argv, args, peers):
         ", ".join(filter(None, (f"numpy {np.__version__}, kernels {_kernels.use_isa()}, "
                                 f"default threads {_threads.get_num_threads()}",
                                 extra.versions)))]), flush=True)
-    contention.report(
-        sizes=args.sizes or contention.SIZES,
-        dtypes=[str(d) for d in args.dtypes] if args.dtypes else contention.DTYPES,
-        peers=(lambda g, y, out: extra.contenders(g, y, out, 0)) if extra.columns else None,
-        count=args.rounds)
-    print()
-    contention.dask_report(count=args.rounds)
+    loads = args.loads or [*contention.LOADS, "dask"]
+    table_loads = [name for name in loads if name != "dask"]
+    if table_loads:
+        contention.report(
+            sizes=args.sizes or contention.SIZES,
+            dtypes=[str(d) for d in args.dtypes] if args.dtypes else contention.DTYPES,
+            loads=table_loads,
+            peers=(lambda g, y, out: extra.contenders(g, y, out, 0)) if extra.columns else None,
+            count=args.rounds)
+    if "dask" in loads:
+        print()
+        contention.dask_report(count=args.rounds)
     return 0
 
 

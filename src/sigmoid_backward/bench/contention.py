@@ -132,8 +132,13 @@ def _bf16():
 
 
 def _contenders(g, y, out, kw, peers):
+    # "1 thread" twice: the A/A pair, whose worst same-round ratio is what
+    # the load alone does to two identical samples (the noise floor of the
+    # worst-round target: with more runnable threads than CPUs, the
+    # scheduler may leave one sample alone on a CPU and halve the next).
     found = {"default": lambda: sigmoid_backward(g, y, out=out, **kw),
-             "1 thread": lambda: sigmoid_backward(g, y, out=out, num_threads=1, **kw)}
+             "1 thread": lambda: sigmoid_backward(g, y, out=out, num_threads=1, **kw),
+             "1 thread A/A": lambda: sigmoid_backward(g, y, out=out, num_threads=1, **kw)}
     found.update(peers(g, y, out) if peers and not kw else {})
     found["numpy"] = lambda: g * (1 - y) * y
     return found
@@ -143,21 +148,23 @@ def report(sizes=SIZES, dtypes=DTYPES, loads=None, peers=None, count=ROUNDS,
            print_=print):
     """Print the contention table: for each load and policy, each case's
     default time (mean and worst round), and per round its time over ours
-    on one thread (target <= 1.3) and the NumPy expression's time over it
-    (target >= 1.0), mean and worst.  Returns ``{(load, policy, case):
-    {contender: [round times]}}``."""
-    loads = list(LOADS) if loads is None else loads
+    on one thread (target <= 1.3), the worst A/A ratio of two one-thread
+    samples, and the NumPy expression's time over the default (target >=
+    1.0), mean and worst.  Returns ``{(load, policy, case): {contender:
+    [round times]}}``."""
+    loads = list(LOADS) if loads is None else list(loads)
     if "torch looping" in loads and importlib.util.find_spec("torch") is None:
         print_("torch looping: torch is not installed, skipped")
         loads.remove("torch looping")
     table = list(cases(sizes, dtypes))
     print_(f"{count} rounds, each sample {_SAMPLE_SECONDS * 1e3:.0f} ms of calls; "
            "default/1t: our default time over ours on 1 thread in the same round (target "
-           "<= 1.3); np/default: the NumPy expression's time over ours (target >= 1.0); "
-           "mean and worst round")
+           "<= 1.3); A/A: the worst round's ratio of two one-thread samples, either way up "
+           "(the load's own noise); np/default: the NumPy expression's time over ours "
+           "(target >= 1.0); mean and worst round")
     head = (f"{'load':<14} {'policy':<8} {'case':<15} {'default mean':>12} {'worst':>9} "
-            f"{'1t mean':>9} {'default/1t mean':>15} {'worst':>6} {'np/default mean':>15} "
-            f"{'worst':>6}  peers/default mean, worst")
+            f"{'1t mean':>9} {'default/1t mean':>15} {'worst':>6} {'A/A':>5} "
+            f"{'np/default mean':>15} {'worst':>6}  peers/default mean, worst")
     print_(head)
     print_("-" * len(head))
     results = {}
@@ -190,14 +197,22 @@ def _warm(table, seconds=None):
         sigmoid_backward(g, y, out=out)
 
 
+def aa_worst(s):
+    """The worst round's ratio of the two one-thread samples, the larger
+    over the smaller: the worst-round ratio that identical calls give under
+    the same load."""
+    one, again = np.array(s["1 thread"]), np.array(s["1 thread A/A"])
+    return float(np.max(np.maximum(one / again, again / one)))
+
+
 def _row(load_name, policy, label, s):
     d, one, np_ = (np.array(s[k]) for k in ("default", "1 thread", "numpy"))
     vs1, vsnp = d / one, np_ / d
     peers = [f"{k} {np.mean(np.array(v) / d):.2f}x {np.min(np.array(v) / d):.2f}x"
-             for k, v in s.items() if k not in ("default", "1 thread", "numpy")]
+             for k, v in s.items() if k not in ("default", "1 thread", "1 thread A/A", "numpy")]
     return (f"{load_name:<14} {policy:<8} {label:<15} {fmt_time(d.mean()):>12} "
             f"{fmt_time(d.max()):>9} {fmt_time(one.mean()):>9} {vs1.mean():>15.2f} "
-            f"{vs1.max():>6.2f} {vsnp.mean():>15.2f} {vsnp.min():>6.2f}  "
+            f"{vs1.max():>6.2f} {aa_worst(s):>5.2f} {vsnp.mean():>15.2f} {vsnp.min():>6.2f}  "
             f"{'; '.join(peers)}").rstrip()
 
 
