@@ -133,6 +133,7 @@ def test_plot_without_matplotlib_is_a_clear_error(monkeypatch, tmp_path, capsys)
     (["--threads", "0"], "--threads must be >= 1"),
     (["--bogus"], "unrecognized arguments"),
     (["--contention", "--loads", "3 spinners"], "invalid choice: '3 spinners'"),
+    (["--isa", "avx1024"], "invalid choice: 'avx1024'"),
 ])
 def test_bad_arguments_exit_2(argv, message, capsys):
     with pytest.raises(SystemExit) as exc:
@@ -165,6 +166,19 @@ def test_contention_table_runs_the_loads_asked_with_an_a_a_column(monkeypatch, c
     code, out, _ = _run(capsys, "--contention", "--loads", "dask", "--rounds", "1")
     assert code == 0 and dask_calls == [{"count": 1}]
     assert not any(line.startswith(tuple(contention.LOADS)) for line in out.splitlines())
+
+
+def test_isa_runs_the_loops_of_another_instruction_set_and_puts_them_back(capsys):
+    """``--isa``: the rows of a slower CPU on this one (the portable loops
+    run everywhere); the report names the loops that ran, and the best are
+    in use again after it."""
+    from sigmoid_backward._kernel import _kernels
+    best = _kernels.current_isa()
+    code, out, _ = _run(capsys, "--isa", "portable", "--sizes", "1e3", "--dtypes", "float32",
+                        "--threads", "1", "--no-small-calls")
+    assert code == 0
+    assert "kernels portable," in out
+    assert _kernels.current_isa() == best
 
 
 def test_a_a_worst_is_the_larger_ratio_either_way_up():

@@ -102,6 +102,9 @@ def _parser(prog, description):
                    choices=(*_CONTENTION_LOADS, "dask"),
                    help="the contention bench's loads, quoted (default: all: "
                         f"{', '.join(repr(n) for n in (*_CONTENTION_LOADS, 'dask'))})")
+    p.add_argument("--isa", choices=_kernels.available_isas(), default=None,
+                   help="run our loops for this instruction set, one this CPU has "
+                        "(default: the best); a slower CPU's rows on a newer one")
     p.add_argument("--plot", metavar="FILE.png",
                    help="draw throughput against size per dtype (needs matplotlib)")
     return p
@@ -168,7 +171,7 @@ def _contention(prog, argv, args, peers):
     print("\n".join([
         f"{prog} {' '.join(argv)}".rstrip(),
         f"{datetime.date.today().isoformat()}, {timing.machine_line()}",
-        ", ".join(filter(None, (f"numpy {np.__version__}, kernels {_kernels.use_isa()}, "
+        ", ".join(filter(None, (f"numpy {np.__version__}, kernels {_kernels.current_isa()}, "
                                 f"default threads {_threads.get_num_threads()}",
                                 extra.versions)))]), flush=True)
     loads = args.loads or [*contention.LOADS, "dask"]
@@ -259,6 +262,12 @@ def main(argv, peers=None, prog=None):
             print(f"{prog}: error: --plot needs matplotlib, which is not installed "
                   "(pip install matplotlib)", file=sys.stderr)
             return 2
+    with _kernels.settings(isa=args.isa):
+        return _run(prog, argv, args, peers)
+
+
+def _run(prog, argv, args, peers):
+    """The report ``main`` asked for, with the loops it chose in use."""
     if args.contention:
         return _contention(prog, argv, args, peers)
     args.sizes = list(DEFAULT_SIZES) if args.sizes is None else args.sizes
@@ -267,7 +276,7 @@ def main(argv, peers=None, prog=None):
     extra = peers(nthreads) if peers is not None else _NO_PEERS
     columns = ("floor", *extra.columns, "numpy", "np.add")
     budget = args.max_gib * 2**30
-    versions = (f"numpy {np.__version__}, kernels {_kernels.use_isa()}, "
+    versions = (f"numpy {np.__version__}, kernels {_kernels.current_isa()}, "
                 f"OpenMP {'on' if OPENMP_ENABLED else 'OFF'}")
     print("\n".join([
         f"{prog} {' '.join(argv)}".rstrip(),
