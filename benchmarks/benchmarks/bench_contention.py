@@ -31,7 +31,7 @@ class Contention:
             raise
         self.default = [d / one for d, one in zip(s["default"], s["1 thread"], strict=True)]
         self.numpy = [np_ / d for np_, d in zip(s["numpy"], s["default"], strict=True)]
-        self.aa = contention.aa_worst(s)
+        self.aa = contention.aa_worst(s["1 thread"], s["1 thread A/A"])
 
     def teardown(self, load, dtype, n, policy):
         self.load.__exit__(None, None, None)

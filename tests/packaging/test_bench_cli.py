@@ -182,8 +182,25 @@ def test_isa_runs_the_loops_of_another_instruction_set_and_puts_them_back(capsys
 
 
 def test_a_a_worst_is_the_larger_ratio_either_way_up():
-    assert contention.aa_worst({"1 thread": [1.0, 2.0, 1.0],
-                                "1 thread A/A": [1.1, 1.0, 0.5]}) == 2.0
+    assert contention.aa_worst([1.0, 2.0, 1.0], [1.1, 1.0, 0.5]) == 2.0
+
+
+def test_dask_report_times_every_block_with_an_a_a_pair():
+    """The Dask half of the contention bench, at a tiny size under the
+    threaded scheduler (the cluster's start takes seconds; the docs' Dask
+    examples and tests/numpy_contract/test_dask.py run one)."""
+    pytest.importorskip("dask.array")
+    lines = []
+    results = contention.dask_report(n=4_000, chunk=1_000, count=2,
+                                     print_=lambda line, **kw: lines.append(line),
+                                     schedulers=("threaded",))
+    assert list(results) == ["threaded"]
+    blocks = ["ours adaptive", "ours fixed", "ours 1 thread", "ours 1 thread A/A", "numpy",
+              "no-op"]
+    assert {k: len(v) for k, v in results["threaded"].items()} == {k: 2 for k in blocks}
+    rows = [line for line in lines if line.startswith("  threaded")]
+    assert [line[15:32].rstrip() for line in rows] == blocks
+    assert "A/A worst" in rows[3] and "/1t worst" in rows[0] and "/1t worst" in rows[1]
 
 
 def test_help_names_the_command(capsys):

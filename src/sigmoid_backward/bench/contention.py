@@ -197,22 +197,22 @@ def _warm(table, seconds=None):
         sigmoid_backward(g, y, out=out)
 
 
-def aa_worst(s):
-    """The worst round's ratio of the two one-thread samples, the larger
-    over the smaller: the worst-round ratio that identical calls give under
-    the same load."""
-    one, again = np.array(s["1 thread"]), np.array(s["1 thread A/A"])
+def aa_worst(one, again):
+    """The worst round's ratio of two samples of the same call (round
+    times), the larger over the smaller: what the load alone does to a
+    worst-round ratio."""
+    one, again = np.asarray(one), np.asarray(again)
     return float(np.max(np.maximum(one / again, again / one)))
 
 
 def _row(load_name, policy, label, s):
     d, one, np_ = (np.array(s[k]) for k in ("default", "1 thread", "numpy"))
-    vs1, vsnp = d / one, np_ / d
+    vs1, vsnp, aa = d / one, np_ / d, aa_worst(one, s["1 thread A/A"])
     peers = [f"{k} {np.mean(np.array(v) / d):.2f}x {np.min(np.array(v) / d):.2f}x"
              for k, v in s.items() if k not in ("default", "1 thread", "1 thread A/A", "numpy")]
     return (f"{load_name:<14} {policy:<8} {label:<15} {fmt_time(d.mean()):>12} "
             f"{fmt_time(d.max()):>9} {fmt_time(one.mean()):>9} {vs1.mean():>15.2f} "
-            f"{vs1.max():>6.2f} {aa_worst(s):>5.2f} {vsnp.mean():>15.2f} {vsnp.min():>6.2f}  "
+            f"{vs1.max():>6.2f} {aa:>5.2f} {vsnp.mean():>15.2f} {vsnp.min():>6.2f}  "
             f"{'; '.join(peers)}").rstrip()
 
 
@@ -231,13 +231,15 @@ def _block_noop(g, y):
     return g
 
 
-def dask_report(n=100_000_000, chunk=1_000_000, count=ROUNDS, print_=print):
+def dask_report(n=100_000_000, chunk=1_000_000, count=ROUNDS, print_=print,
+                schedulers=("threaded", "distributed")):
     """Print, for Dask's threaded scheduler (as many workers as CPUs) and a
     distributed LocalCluster (one single-threaded worker process per CPU),
     the time of ``map_blocks(f, g, y).sum()`` over ``n`` float32 in
     ``chunk``-element chunks, for f = ours (each policy), ours on one
-    thread, the NumPy expression, and a no-op (Dask's own share); mean and
-    worst of ``count`` rounds.  Skipped when Dask is not installed."""
+    thread (twice: the A/A pair), the NumPy expression, and a no-op
+    (Dask's own share); mean and worst of ``count`` rounds, under each of
+    ``schedulers``.  Skipped when Dask is not installed."""
     try:
         import dask
         import dask.array as da
@@ -251,6 +253,7 @@ def dask_report(n=100_000_000, chunk=1_000_000, count=ROUNDS, print_=print):
     blocks = {"ours adaptive": functools.partial(_block_ours, adaptive=True),
               "ours fixed": functools.partial(_block_ours, adaptive=False),
               "ours 1 thread": functools.partial(_block_ours, num_threads=1),
+              "ours 1 thread A/A": functools.partial(_block_ours, num_threads=1),
               "numpy": _block_numpy, "no-op": _block_noop}
     results = {}
 
@@ -270,25 +273,30 @@ def dask_report(n=100_000_000, chunk=1_000_000, count=ROUNDS, print_=print):
 
     print_(f"dask: map_blocks(f, g, y).sum(), {fmt_size(n)} float32 in {fmt_size(chunk)} "
            f"chunks, {count} rounds; time mean / worst; ratio to 'ours 1 thread' "
-           f"(target <= 1.1) and numpy / ours (target >= 1.0), worst round")
-    with dask.config.set(scheduler="threads", num_workers=cpus):
-        results["threaded"] = run({})
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        print_("dask distributed: not installed, skipped")
-    else:
-        with LocalCluster(n_workers=cpus, threads_per_worker=1, processes=True,
-                          dashboard_address=None) as cluster, Client(cluster):
-            results["distributed"] = run({})
+           f"(target <= 1.1) and numpy / ours (target >= 1.0), worst round; A/A: the "
+           f"two one-thread graphs' worst round ratio, either way up (Dask's own noise)")
+    if "threaded" in schedulers:
+        with dask.config.set(scheduler="threads", num_workers=cpus):
+            results["threaded"] = run({})
+    if "distributed" in schedulers:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            print_("dask distributed: not installed, skipped")
+        else:
+            with LocalCluster(n_workers=cpus, threads_per_worker=1, processes=True,
+                              dashboard_address=None) as cluster, Client(cluster):
+                results["distributed"] = run({})
     for sched, times in results.items():
         one = np.array(times["ours 1 thread"])
         for k, v in times.items():
             v = np.array(v)
             extra = ""
-            if k.startswith("ours") and k != "ours 1 thread":
+            if k == "ours 1 thread A/A":
+                extra = f"  A/A worst {aa_worst(v, one):.2f}"
+            elif k.startswith("ours") and k != "ours 1 thread":
                 extra = (f"  /1t worst {np.max(v / one):.2f}  numpy/ours worst "
                          f"{np.min(np.array(times['numpy']) / v):.2f}")
-            print_(f"  {sched:<12} {k:<14} {fmt_time(v.mean()):>9} {fmt_time(v.max()):>9}"
+            print_(f"  {sched:<12} {k:<17} {fmt_time(v.mean()):>9} {fmt_time(v.max()):>9}"
                    + extra, flush=True)
     return results
