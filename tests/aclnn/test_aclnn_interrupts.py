@@ -3,8 +3,20 @@ API works again after the interrupt."""
 import signal
 import sys
 import textwrap
+import threading
 
+import numpy as np
 import pytest
+
+from sigmoid_backward.aclnn import (
+    aclnnSigmoidBackward,
+    aclnnSigmoidBackwardGetWorkspaceSize,
+    aclrtCreateStream,
+    aclrtDestroyStream,
+    aclrtSynchronizeStream,
+    check,
+    tensor_from_array,
+)
 
 from aclnn_support import clean_aclnn_state  # noqa: F401 (autouse)
 from helpers import interrupted
@@ -71,3 +83,38 @@ def test_ctrl_c_during_a_long_computation(on_stream, catch):
         assert returncode in (-signal.SIGINT, 1), (returncode, stderr)
         assert stderr.rstrip().endswith("KeyboardInterrupt"), stderr
         assert stdout == "atexit ran\n", (stdout, stderr)
+
+
+def test_stream_locks_are_entered_in_c_so_ctrl_c_cannot_leave_one_held():
+    """A Ctrl-C raised inside a Python-level ``__enter__`` (threading's
+    Condition) after it took its lock leaves the lock held and the block
+    never entered, and the stream's finalizer then waited for it at exit,
+    forever: CI saw the test above hang so, once, under load.  So no
+    ``with`` on a stream's state runs threading's Python code: a launch, a
+    synchronize and a destroy enter C locks only."""
+
+    entered = []
+
+    def tracer(frame, event, arg):
+        if (event == "call" and frame.f_code.co_name == "__enter__"
+                and frame.f_code.co_filename == threading.__file__):
+            entered.append(frame.f_lineno)
+
+    g, y = np.ones(1000, np.float32), np.full(1000, 0.5, np.float32)
+    out = np.empty_like(g)
+    tensors = [tensor_from_array(a) for a in (g, y, out)]
+    status, stream = aclrtCreateStream()
+    check(status)
+    sys.settrace(tracer)
+    try:
+        for _ in range(3):
+            status, size, executor = aclnnSigmoidBackwardGetWorkspaceSize(*tensors)
+            check(status)
+            check(aclnnSigmoidBackward(bytearray(size) if size else None, size, executor,
+                                       stream))
+        check(aclrtSynchronizeStream(stream))
+        check(aclrtDestroyStream(stream))
+    finally:
+        sys.settrace(None)
+    assert out.tolist() == [0.25] * 1000
+    assert entered == []

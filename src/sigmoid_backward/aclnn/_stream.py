@@ -65,7 +65,14 @@ class _State:
     def __init__(self):
         self.pid = os.getpid()
         self.generation = _generation
-        self.cond = threading.Condition(threading.Lock())
+        # Every `with` takes the lock itself, never the condition: a
+        # Condition's __enter__ is Python code, and a Ctrl-C raised in it
+        # after the lock was taken left the lock held with the block never
+        # entered, so that the finalizer's _stop waited for it at exit,
+        # forever (seen once in CI, under load).  A lock's own __enter__ is
+        # C: the block is entered as the lock is taken.
+        self.lock = threading.Lock()
+        self.cond = threading.Condition(self.lock)
         # (seq, name, run), in launch order
         self.tasks: collections.deque[tuple[int, str, object]] = collections.deque()
         self.launched = 0      # sequence number of the latest launch
@@ -92,9 +99,9 @@ class _Report:
 
 
 def _work(state):
-    cond = state.cond
+    cond, lock = state.cond, state.lock
     while True:
-        with cond:
+        with lock:
             while not state.tasks and not state.stopping:
                 cond.wait()
             if not state.tasks:            # stopping, and nothing left to run
@@ -112,7 +119,7 @@ def _work(state):
         # before it counts as done: once aclrtSynchronizeStream returns,
         # the caller may close, resize or free them.
         run = None
-        with cond:
+        with lock:
             if error is not None:
                 state.failing = (seq, error)
                 state.reports.append(_Report(seq, seq, error, False))
@@ -163,7 +170,7 @@ def _stop(state):
     """Ask the worker to stop after the queued launches (the finalizer)."""
     if state.foreign():                    # no worker here, and the lock may be stuck
         return
-    with state.cond:
+    with state.lock:
         state.stopping = True
         state.cond.notify_all()
 
@@ -197,7 +204,7 @@ class aclrtStream:
         state = self._state
         if state.foreign():
             return False
-        with state.cond:
+        with state.lock:
             while len(state.tasks) >= MAX_QUEUED and not state.destroyed:
                 state.cond.wait()
             if state.destroyed:
@@ -211,7 +218,7 @@ class aclrtStream:
         """Wait for the launches queued so far; the failure message of those
         launches (cleared), or None."""
         state = self._state
-        with state.cond:
+        with state.lock:
             upto = state.launched
             while state.finished < upto:
                 state.cond.wait()
@@ -306,7 +313,7 @@ def aclrtDestroyStream(stream):
     state = stream._state
     if state.foreign():
         return _foreign(stream, caller)
-    with state.cond:  # check and set at once: two destroys race
+    with state.lock:  # check and set at once: two destroys race
         destroyed, state.destroyed = state.destroyed, True
         state.stopping = True            # after every launch already queued
         state.cond.notify_all()          # wakes the worker, and blocked launches
@@ -315,7 +322,7 @@ def aclrtDestroyStream(stream):
                     f"{caller}: the stream was already destroyed")
     stream._finalizer.detach()
     stream._thread.join()
-    with state.cond:
+    with state.lock:
         error = _collect(state, state.launched)
     if error is not None:
         return fail(aclnnStatus.ACLNN_ERR_RUNTIME_ERROR, f"{caller}: {error}")
