@@ -14,6 +14,11 @@ class Contention:
               [100_000, 1_000_000, 10_000_000], ["adaptive", "fixed"]]
     param_names = ["load", "dtype", "n", "policy"]
     timeout = 600
+    # Seconds of our calls under the load before the rounds, the rounds, and
+    # each sample's seconds (tests/packaging/test_benchmarks.py shrinks them).
+    warm_seconds = 1.0
+    rounds = 3
+    sample_seconds = 0.1
 
     def setup(self, load, dtype, n, policy):
         g, y = inputs(dtype, n)
@@ -23,9 +28,9 @@ class Contention:
         self.load.__enter__()
         try:
             out = g.copy()
-            contention._warm([("", g, y, out, {})], seconds=1.0)
-            s = contention.rounds(contention._contenders(g, y, out, {}, None), 3,
-                                  sample_seconds=0.1)
+            contention._warm([("", g, y, out, {})], seconds=self.warm_seconds)
+            s = contention.rounds(contention._contenders(g, y, out, {}, None), self.rounds,
+                                  sample_seconds=self.sample_seconds)
         except BaseException:
             self.teardown(load, dtype, n, policy)   # stop the load's processes
             raise

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from sigmoid_backward import reference
-from sigmoid_backward.bench import timing
+from sigmoid_backward.bench import contention, timing
 
 from helpers import assert_same, table_cell
 
@@ -76,9 +76,19 @@ def test_the_suite_is_found():
     assert {("bench_peers", name) for name in ("Torch", "Jax", "Numba", "Numexpr")} <= set(CASES)
 
 
+# A benchmark's own timing knobs, shrunk: each runs once to show it works,
+# and the contention one's 8 cases took 19 s at full length, with busy
+# processes stealing CPUs from whatever ran beside the suite.
+SHRUNK = {"warm_seconds": 0.01, "sample_seconds": 0.001, "rounds": 2}
+
+
 @pytest.mark.parametrize("module, cls_name", CASES, ids=[f"{m}.{c}" for m, c in CASES])
-def test_benchmark_runs_once(module, cls_name):
+def test_benchmark_runs_once(module, cls_name, monkeypatch):
     cls = getattr(_module(module), cls_name)
+    for knob, value in SHRUNK.items():
+        if hasattr(cls, knob):
+            monkeypatch.setattr(cls, knob, value)
+    monkeypatch.setattr(contention, "_WARM_SECONDS", 0.01)   # a load's start
     methods = sorted(attr for attr in dir(cls) if attr.startswith(KINDS))
     ran = 0
     for args in _combinations(cls):
