@@ -18,7 +18,16 @@ import numpy as np
 import pytest
 
 from sigmoid_backward import sigmoid_backward
-from sigmoid_backward.golden import Case, GoldenError, Input, compare, generate
+from sigmoid_backward.golden import (
+    Case,
+    CaseFileError,
+    GoldenError,
+    Input,
+    _files,
+    compare,
+    generate,
+)
+from sigmoid_backward.golden import cases as read_case_file
 from sigmoid_backward.golden._atomic_write import Folder
 from sigmoid_backward.golden._bits import real_part_dtype
 from sigmoid_backward.golden._dtype_names import lookup
@@ -458,23 +467,50 @@ def test_a_map_swapped_for_a_fifo_after_its_check_does_not_block(tmp_path, capsy
     assert out == "" and not (tmp_path / "r.json").exists()
 
 
-def test_a_huge_map_is_refused_before_it_is_read(tmp_path, capsys, outside, monkeypatch):
-    """A map over MAP_BYTES (sparse: no disk taken) is refused by its size,
-    not read into memory; one at the bound is read."""
-    from sigmoid_backward.golden import _dumps
+def test_a_huge_map_is_refused_before_it_is_read(tmp_path, capsys, outside):
+    """A map over SMALL_FILE_BYTES (sparse: no disk taken) is refused by its
+    size, not read into memory; one at the bound is read."""
     args = _map_campaign(tmp_path)
+    limit = _files.SMALL_FILE_BYTES
     with open(tmp_path / "map.json", "wb") as f:
-        f.truncate(_dumps.MAP_BYTES + 1)
+        f.truncate(limit + 1)
     status, out, err = run(capsys, "compare", *args, "--map", tmp_path / "map.json")
     one_line_error(status, err, f"--map: {tmp_path / 'map.json'} holds "
-                                f"{_dumps.MAP_BYTES + 1:,} bytes, more than the "
-                                f"{_dumps.MAP_BYTES:,} allowed", command="compare")
+                                f"{limit + 1:,} bytes, more than the "
+                                f"{limit:,} allowed", command="compare")
     assert out == "" and not (tmp_path / "r.json").exists()
-    monkeypatch.setattr(_dumps, "MAP_BYTES", 100)
     (tmp_path / "map.json").write_text(json.dumps({"x": "y" * (100 - 9)}))  # 100 bytes
     assert (tmp_path / "map.json").stat().st_size == 100
+    assert _files.read_small(tmp_path / "map.json", "--map", "a map", limit=100) \
+        == (tmp_path / "map.json").read_bytes()
+    with pytest.raises(GoldenError, match="holds 100 bytes, more than the 99 allowed"):
+        _files.read_small(tmp_path / "map.json", "--map", "a map", limit=99)
     status, _, err = run(capsys, "compare", *args, "--map", tmp_path / "map.json")
     assert status == 3 and err == ""  # read; the device folder is empty: every case ERROR
+
+
+def test_a_huge_manifest_or_case_file_is_refused_before_it_is_read(tmp_path, capsys):
+    """--manifest and --cases are read whole, as --map is: over
+    SMALL_FILE_BYTES (sparse files: no disk taken) each is refused by its
+    size, in one line, with nothing written."""
+    limit = _files.SMALL_FILE_BYTES
+    (tmp_path / "device").mkdir()
+    for name in ("manifest.json", "cases.json"):
+        with open(tmp_path / name, "wb") as f:
+            f.truncate(limit + 1)
+    status, out, err = run(capsys, "compare", "--manifest", tmp_path / "manifest.json",
+                           "--actual-dir", tmp_path / "device", "--json", tmp_path / "r.json")
+    one_line_error(status, err, f"--manifest: {tmp_path / 'manifest.json'} holds "
+                                f"{limit + 1:,} bytes, more than the {limit:,} allowed",
+                   command="compare")
+    assert out == "" and not (tmp_path / "r.json").exists()
+    status, out, err = run(capsys, "golden", "--cases", tmp_path / "cases.json", "--out-dir",
+                           tmp_path / "out")
+    one_line_error(status, err, f"--cases: {tmp_path / 'cases.json'} holds {limit + 1:,} "
+                                f"bytes, more than the {limit:,} allowed")
+    assert out == "" and not (tmp_path / "out").exists()
+    with pytest.raises(CaseFileError, match="more than the"):
+        read_case_file(tmp_path / "cases.json")
 
 
 def test_a_map_through_a_symlink_is_read_as_the_manifest_is(tmp_path, capsys, outside):

@@ -40,8 +40,11 @@ from .._numpy._ufunc import ufunc
 from .._tools._paths import check_file
 from ._bits import _step, inner_bounds, number_json, real_part_dtype, rounded
 from ._dtype_names import choices, lookup, name_of
-from ._errors import CaseFileError
+from ._errors import CaseFileError, GoldenError
+from ._files import read_small
 from ._standards import ALIASES, ATK_ACC, STANDARDS, resolve
+
+CASE_FILE = "an ATK json or TTK csv case file"
 
 MAX_DIMS = 8  # the operator's limit, checked on both inputs
 OPERATOR = "aclnnSigmoidBackward"
@@ -103,12 +106,15 @@ def cases(path):
     CaseFileError
         The file cannot be read, or a case is malformed: one line, naming it.
     """
-    check_file(path, "--cases", "an ATK json or TTK csv case file", CaseFileError)
+    check_file(path, "--cases", CASE_FILE, CaseFileError)
     try:
-        with open(path, encoding="utf-8-sig") as f:
-            text = f.read()
+        data = read_small(path, "--cases", CASE_FILE)
+        # as open(path, encoding="utf-8-sig").read() reads: universal newlines
+        text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig").read()
     except (OSError, UnicodeDecodeError) as exc:
         raise CaseFileError(f"--cases: cannot read {path}: {exc}") from None
+    except GoldenError as exc:  # read_small's refusals, as this module's error
+        raise CaseFileError(str(exc)) from None
     if text.lstrip()[:1] in ("[", "{"):
         try:
             data = json.loads(text)

@@ -30,7 +30,7 @@ import sys
 from dataclasses import dataclass
 
 from .._tools._cli import ArgumentParser, command
-from .._tools._paths import check_directory, check_file
+from .._tools._paths import check_directory
 from ._args import dtype_arg, print_line, shape_arg
 from ._atomic_write import Signals, Terminated, WriteError, check_target, replace_file
 from ._casefile import check_tolerance
@@ -38,7 +38,7 @@ from ._compare import ALL, CHUNK, compare_many, csv_rows
 from ._dtype_names import choices, lookup
 from ._dumps import BF16_AS, open_output, read_map
 from ._errors import GoldenError
-from ._files import ArrayFile, is_npy, open_data
+from ._files import ArrayFile, is_npy, read_small
 from ._standards import ALIASES, ATK_ACC, DEFAULT, STANDARDS, Options, resolve
 
 FAILED, NOT_JUDGED = 1, 3  # exit statuses (2: usage, argparse's)
@@ -153,16 +153,17 @@ def _pair(actual, golden, dtype, shape, bf16_as=None):
     return a, g
 
 
+MANIFEST_FILE = "a manifest.json written by golden --cases"
+
+
 def _load_manifest(manifest, actual_dir):
     """The manifest's list of cases, or a GoldenError (exit 2, nothing
     written) when the manifest itself cannot be read."""
-    check_file(manifest, "--manifest", "a manifest.json written by golden --cases",
-               GoldenError)
-    check_directory(actual_dir, "--actual-dir", "a directory of the device's outputs",
-                    GoldenError)
     try:
-        with open_data(manifest, "--manifest") as f:
-            cases = json.loads(f.read().decode("utf-8"))["cases"]
+        data = read_small(manifest, "--manifest", MANIFEST_FILE)
+        check_directory(actual_dir, "--actual-dir", "a directory of the device's outputs",
+                        GoldenError)
+        cases = json.loads(data.decode("utf-8"))["cases"]
         if not isinstance(cases, list):
             raise TypeError("'cases' is not a list")
     except RecursionError:

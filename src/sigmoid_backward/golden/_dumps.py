@@ -25,7 +25,6 @@ BF16_AS = ("float32", "uint16")
 MAP_FILE = "a JSON object of golden file or case names to file names"
 # The most --map may hold: a pair of two names is at most ~520 bytes, so
 # this is over 100,000 cases, and reading it takes a bounded memory.
-MAP_BYTES = 64 << 20
 
 
 class MemoryArray:
@@ -139,8 +138,8 @@ def _open_pt(path, what, dtype, shape):
 def read_map(path):
     """``--map FILE``: {golden file or case name: device output file name}.
     Read as the manifest is (a FIFO, a device or a directory refused, never
-    blocking), and at most :data:`MAP_BYTES`."""
-    data = read_small(path, "--map", MAP_FILE, MAP_BYTES)
+    blocking), and at most ``_files.SMALL_FILE_BYTES``."""
+    data = read_small(path, "--map", MAP_FILE)
     try:
         pairs = json.loads(data.decode("utf-8"))
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError too

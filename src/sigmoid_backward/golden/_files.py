@@ -24,6 +24,10 @@ from ._errors import GoldenError
 
 # What an input path must name; a directory or a FIFO is refused first.
 DATA_FILE = "a .npy or raw data file"
+# The most a file of arguments (--cases, --manifest, --map) may hold, read
+# into memory whole: 64 MiB, over a thousand times ATK's 204-case file
+# (55 KB), so that a huge or endless one is refused by its size, not read.
+SMALL_FILE_BYTES = 64 << 20
 
 
 def check_data_file(path, what):
@@ -61,12 +65,14 @@ def open_data(path, what, nofollow=False, expected=DATA_FILE):
     return os.fdopen(fd, "rb")
 
 
-def read_small(path, what, expected, limit):
-    """The bytes of a small file argument (``--map``), read as the data
-    files are (refused unless a regular file, opened without blocking and
-    checked again once open), and refused, before it is read, if larger
-    than ``limit`` bytes: a huge or endless file must not fill the memory.
-    ``expected`` says what the file should be, in the refusals."""
+def read_small(path, what, expected, limit=None):
+    """The bytes of a small file argument (``--cases``, ``--manifest``,
+    ``--map``), read as the data files are (refused unless a regular file,
+    opened without blocking and checked again once open), and refused,
+    before it is read, if larger than ``limit`` bytes (default
+    :data:`SMALL_FILE_BYTES`): a huge or endless file must not fill the
+    memory.  ``expected`` says what the file should be, in the refusals."""
+    limit = SMALL_FILE_BYTES if limit is None else limit
     check_file(path, what, expected, GoldenError)
     with open_data(path, what, expected=expected) as f:
         size = os.fstat(f.fileno()).st_size
