@@ -522,3 +522,35 @@ def test_a_map_through_a_symlink_is_read_as_the_manifest_is(tmp_path, capsys, ou
     status, _, err = run(capsys, "compare", *args, "--map", tmp_path / "link.json")
     assert status == 3 and err == ""
     (outside / "map.json").unlink()  # leave `outside` as it was
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.parametrize("reader", ["npy under --bf16-as", "pt"])
+def test_a_fifo_swapped_in_after_the_check_is_refused_without_blocking(tmp_path, monkeypatch,
+                                                                       reader):
+    """A device output that --bf16-as maps (.npy) or torch reads (.pt) is
+    opened as the data files are: a FIFO put in its place after the path
+    was checked (the check skipped here) is refused on the open file, where
+    opening it by name would wait for a writer forever."""
+    from sigmoid_backward.golden import _dumps
+    if reader == "pt":
+        pytest.importorskip("torch")
+    fifo = tmp_path / ("out.pt" if reader == "pt" else "out.npy")
+    os.mkfifo(fifo)
+    monkeypatch.setattr(_dumps, "check_data_file", lambda path, what: None)
+    done = []
+
+    def read():
+        try:
+            _dumps.open_output(fifo, "ACTUAL", lookup("bfloat16"), (3,), bf16_as="uint16")
+        except GoldenError as exc:
+            done.append(str(exc))
+
+    worker = threading.Thread(target=read, daemon=True)
+    worker.start()
+    worker.join(30)
+    if not done:                     # unblock the reader before failing
+        with open(fifo, "wb"):
+            pass
+    assert done == [f"ACTUAL: {fifo} is a FIFO (named pipe), not a regular file, expected "
+                    f"a .npy or raw data file"]

@@ -19,7 +19,7 @@ import numpy as np
 from .._kernel import _dtypes
 from ._dtype_names import DTYPES, as_supported
 from ._errors import GoldenError
-from ._files import ArrayFile, check_data_file, read_small
+from ._files import ArrayFile, check_data_file, open_data, read_npy_header, read_small
 
 BF16_AS = ("float32", "uint16")
 MAP_FILE = "a JSON object of golden file or case names to file names"
@@ -95,14 +95,22 @@ def open_output(path, what, dtype, shape, bf16_as=None):
 
 
 def _mapped_npy(path, what):
+    """The .npy file at ``path``, mapped (read as needed), whatever its dtype
+    (the caller checks it): opened as the data files are, without blocking
+    and checked again once open, so that a FIFO swapped in is refused."""
     check_data_file(path, what)
     try:
-        arr = np.load(path, mmap_mode="r", allow_pickle=False)
+        with open_data(path, what) as f:
+            shape, fortran, dtype = read_npy_header(f)
+            if dtype.hasobject:
+                raise ValueError(f"it holds {dtype}, Python objects")
+            arr = np.memmap(f, dtype=dtype, mode="r", shape=shape, offset=f.tell(),
+                            order="F" if fortran else "C")
     except (OSError, ValueError, EOFError, OverflowError, TypeError) as exc:
+        if isinstance(exc, GoldenError):
+            raise
         raise GoldenError(f"{what}: {path} is not a readable .npy file: {exc}") from None
-    if not isinstance(arr, np.ndarray):
-        raise GoldenError(f"{what}: {path} is not a .npy file")
-    return arr
+    return arr.view(np.ndarray)
 
 
 def _open_pt(path, what, dtype, shape):
@@ -113,7 +121,10 @@ def _open_pt(path, what, dtype, shape):
                           f"is not installed") from None
     check_data_file(path, what)
     try:
-        tensor = torch.load(path, map_location="cpu", weights_only=True)
+        with open_data(path, what) as f:  # without blocking, checked again once open
+            tensor = torch.load(f, map_location="cpu", weights_only=True)
+    except GoldenError:
+        raise
     except Exception as exc:  # torch raises many kinds for a bad file
         raise GoldenError(f"{what}: {path} is not a readable .pt file: "
                           f"{type(exc).__name__}: {exc}") from None

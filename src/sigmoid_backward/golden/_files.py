@@ -166,6 +166,15 @@ def read_raw(path, what, dtype, shape):
         raise GoldenError(f"--shape {_shape_text(shape)}: {exc}") from None
 
 
+def read_npy_header(f):
+    """(shape, fortran_order, dtype) from the .npy header at the start of the
+    open file ``f``, which is left at the first byte of the data."""
+    fmt = np.lib.format
+    version = fmt.read_magic(f)
+    read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+    return read(f)
+
+
 class ArrayFile:
     """An array in a file, for reading in chunks.
 
@@ -184,14 +193,10 @@ class ArrayFile:
             self.offset = 0
 
     def _open_npy(self, dtype, shape):
-        fmt = np.lib.format
         check_data_file(self.path, self.what)
         try:
             with open_data(self.path, self.what, self.nofollow) as f:
-                version = fmt.read_magic(f)
-                read = fmt.read_array_header_1_0 if version == (1, 0) \
-                    else fmt.read_array_header_2_0
-                self.shape, self.fortran, stored = read(f)
+                self.shape, self.fortran, stored = read_npy_header(f)
                 self.offset = f.tell()
                 file_size = os.fstat(f.fileno()).st_size
         except (OSError, ValueError, EOFError, OverflowError, TypeError) as exc:
