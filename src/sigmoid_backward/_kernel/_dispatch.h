@@ -55,6 +55,11 @@ static const sb_isa_t sb_isas[] = {
     {"avx512bf16", SB_CPU_AVX2 | SB_CPU_F16C | SB_CPU_AVX512 | SB_CPU_AVX512_BF16, 2,
      {[SB_KIND_BF16] = sb_BF16_avx512bf16}, sb_nt_copy_avx2},
 #  endif
+#  if SB_HAVE_AVX512VBMI
+    {"avx512vbmi",
+     SB_CPU_AVX2 | SB_CPU_F16C | SB_CPU_AVX512 | SB_CPU_AVX512_BF16 | SB_CPU_AVX512_VBMI, 3,
+     SB_LOOPS_avx512vbmi, sb_nt_copy_avx2},
+#  endif
 #endif
 };
 #undef SB_PORTABLE_LOOP
@@ -98,6 +103,9 @@ static void sb_dispatch_init(void)
         }
     }
     sb_tables_fill();
+#if SB_HAVE_AVX512VBMI
+    sb_minifloat_vbmi_init();
+#endif
     sb_store_ptr(&sb_loops, &sb_resolved[0]);
 }
 
