@@ -11,6 +11,10 @@
  *   avx512      AVX-512 (F, BW, VL, DQ) + F16C
  *   avx512bf16  avx512, with bfloat16 rounded by AVX512-BF16's
  *               vcvtne2ps2bf16
+ *   avx512vbmi  avx512bf16, with the one-byte dtypes computed with
+ *               AVX512-VBMI, -VBMI2 and GFNI instead of read from their
+ *               tables (a CPU with those but not AVX512-BF16, Ice Lake,
+ *               keeps the tables: the list is a chain)
  *
  * The per-ISA loops need GCC-style target attributes (GCC and clang on
  * x86-64: SB_X86_DISPATCH); other builds have the portable loops only.

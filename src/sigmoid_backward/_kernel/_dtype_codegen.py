@@ -96,9 +96,9 @@ def table_header(dtypes):
                    f"{widen}, {round_})")
     out.append("\n\n" + "".join(defs) + "\n")
     tables = [d for d in narrow if d["vector"] == "table"]
-    out.append("/* X(K, t, E, M, B, fn): the one-byte dtypes whose loops read sb_tables[t], the result of\n"
-               " * every (g, y) pair of codes (_loops.h), with their formats: E, M, bias, and\n"
-               " * 1 if finite (fn). */\n#define SB_TABLE_DTYPES(X)"
+    out.append("/* X(K, t, E, M, B, fn): the one-byte dtypes whose loops read sb_tables[t],\n"
+               " * the result of every (g, y) pair of codes (_loops.h), with their formats:\n"
+               " * E, M, bias, and 1 if finite (fn). */\n#define SB_TABLE_DTYPES(X)"
                + "".join(f" \\\n    X({d['kind']}, {t}, {d['format'][0]}, {d['format'][1]}, "
                          f"{d['format'][2]}, {int(d['format'][3] == 'fn')})"
                          for t, d in enumerate(tables))
