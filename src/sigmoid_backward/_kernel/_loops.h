@@ -417,10 +417,11 @@ SB_AVX512 SB_ALWAYS_INLINE void sb_tail_masked(const void *g, const void *y, voi
  *   byte is the code.
  * - sign and pack: vpshldd puts r's sign below the code's 7 bits, two
  *   vpermt2b gather the 64 low bytes back in element order, and a GF(2)
- *   affine rotates each byte right by one; an E5M2 NaN (vfpclassps) sets
- *   the code's NaN bit.
+ *   affine rotates each byte right by one.  An E5M2 NaN (vfpclassps)
+ *   adds its code's top mantissa bit to K: |r| clamps to 2^16 exactly, and
+ *   the sum is inf's code with that bit.
  *
- * The hot loop is 68 instructions a block (E4M3FN; 80 for E5M2), about 30
+ * The hot loop is 68 instructions a block (E4M3FN; 79 for E5M2), about 30
  * cycles on ports 0 and 5 (llvm-mca, icelake-server), where the table loop
  * has a load and a byte store an element (benchmarks/NOTES.md, 33). */
 typedef struct {
@@ -509,12 +510,13 @@ SB_AVX512VBMI SB_ALWAYS_INLINE __m512i sb_minifloat_block_vbmi(const sb_minifloa
         /* r's exponent less the least normal one, or 0 (a saturating
          * subtract on the high 16 bits) */
         const __m512i e = _mm512_srli_epi32(_mm512_subs_epu16(a, c->base), 23);
-        const __m512i kk = small_k ? _mm512_permutexvar_epi32(e, c->k0)
-                                   : _mm512_permutex2var_epi32(c->k0, e, c->k1);
+        __m512i kk = small_k ? _mm512_permutexvar_epi32(e, c->k0)
+                             : _mm512_permutex2var_epi32(c->k0, e, c->k1);
+        if (!fn) /* NaN: inf's code (the clamp's, exactly 2^(emax + 1)) with
+                  * the top mantissa bit, an even number added to K */
+            kk = _mm512_mask_add_epi32(kk, _mm512_fpclass_ps_mask(r, 0x81), kk, c->nanbit);
         const __m512 t = _mm512_add_round_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(kk), rne);
         s[k] = _mm512_shldi_epi32(_mm512_castps_si512(t), _mm512_castps_si512(r), 1);
-        if (!fn) /* NaN: inf's code (the clamp's) with the top mantissa bit */
-            s[k] = _mm512_mask_or_epi32(s[k], _mm512_fpclass_ps_mask(r, 0x81), s[k], c->nanbit);
     }
     /* byte 0 of each float, back in element order: the first 8 of each
      * 16 from s[0] and s[1], the last 8 from s[2] and s[3] */
@@ -556,7 +558,7 @@ SB_AVX512VBMI SB_ALWAYS_INLINE void sb_minifloat_loop_vbmi(const sb_minifloat_co
     c.sign8 = _mm512_set1_epi8((char)0x80);
     /* GF(2) affine: result bit i is bit i + 1 (mod 8) */
     c.ror1 = _mm512_set1_epi64(0x0204081020408001ll);
-    c.nanbit = _mm512_set1_epi32(1 << M); /* the top mantissa bit, below the sign */
+    c.nanbit = _mm512_set1_epi32(1 << (M - 1)); /* the code's top mantissa bit */
     /* K's table has (1 << E) - 1 entries (the clamp's exponent is the
      * greatest): E = 4 fits one register */
     const int small_k = (1 << E) - 1 <= 16;
