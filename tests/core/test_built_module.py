@@ -46,4 +46,6 @@ def test_isas_match_the_cpu_flags():
     expected = ["portable"] + ["avx2"] * avx2 + ["avx512"] * avx512
     if avx512 and "avx512_bf16" in flags:
         expected.append("avx512bf16")
+        if {"avx512vbmi", "avx512_vbmi2", "gfni"} <= flags:
+            expected.append("avx512vbmi")
     assert _kernels.available_isas() == expected

@@ -35,8 +35,19 @@
 #  else
 #    define SB_HAVE_AVX512BF16 0
 #  endif
+/* AVX512-VBMI, -VBMI2 and GFNI intrinsics arrived in GCC 8 and clang 6,
+ * before AVX512-BF16's: the ISA that uses them (the one-byte dtypes'
+ * computed loops, _loops.h) builds on avx512bf16 (_dispatch.h). */
+#  if SB_HAVE_AVX512BF16
+#    define SB_HAVE_AVX512VBMI 1
+#    define SB_AVX512VBMI __attribute__((target( \
+       "avx512f,avx512bw,avx512vl,avx512dq,avx512bf16,avx512vbmi,avx512vbmi2,gfni,f16c")))
+#  else
+#    define SB_HAVE_AVX512VBMI 0
+#  endif
 #else
 #  define SB_HAVE_AVX512BF16 0
+#  define SB_HAVE_AVX512VBMI 0
 #endif
 
 /* The features the loops are compiled for; see sb_cpu_features(). */
@@ -45,6 +56,7 @@ enum {
     SB_CPU_F16C = 1 << 1,
     SB_CPU_AVX512 = 1 << 2,      /* AVX-512 F, BW, VL and DQ, OS saving ZMM */
     SB_CPU_AVX512_BF16 = 1 << 3,
+    SB_CPU_AVX512_VBMI = 1 << 4, /* AVX512-VBMI, AVX512-VBMI2 and GFNI, all three */
 };
 
 #if SB_X86_DISPATCH
@@ -86,6 +98,8 @@ static inline int sb_cpu_features_read(void)
     if (zmm && (l7[1] & avx512) == avx512) {
         features |= SB_CPU_AVX512;
         if ((l7s1[0] >> 5) & 1) features |= SB_CPU_AVX512_BF16;
+        const unsigned vbmi = (1u << 1) | (1u << 6) | (1u << 8); /* VBMI, VBMI2, GFNI */
+        if ((l7[2] & vbmi) == vbmi) features |= SB_CPU_AVX512_VBMI;
     }
 #endif
     return features;

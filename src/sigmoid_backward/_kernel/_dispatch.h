@@ -11,6 +11,10 @@
  *   avx512      AVX-512 (F, BW, VL, DQ) + F16C
  *   avx512bf16  avx512, with bfloat16 rounded by AVX512-BF16's
  *               vcvtne2ps2bf16
+ *   avx512vbmi  avx512bf16, with the one-byte dtypes computed with
+ *               AVX512-VBMI, -VBMI2 and GFNI instead of read from their
+ *               tables (a CPU with those but not AVX512-BF16, Ice Lake,
+ *               keeps the tables: the list is a chain)
  *
  * The per-ISA loops need GCC-style target attributes (GCC and clang on
  * x86-64: SB_X86_DISPATCH); other builds have the portable loops only.
@@ -55,6 +59,11 @@ static const sb_isa_t sb_isas[] = {
     {"avx512bf16", SB_CPU_AVX2 | SB_CPU_F16C | SB_CPU_AVX512 | SB_CPU_AVX512_BF16, 2,
      {[SB_KIND_BF16] = sb_BF16_avx512bf16}, sb_nt_copy_avx2},
 #  endif
+#  if SB_HAVE_AVX512VBMI
+    {"avx512vbmi",
+     SB_CPU_AVX2 | SB_CPU_F16C | SB_CPU_AVX512 | SB_CPU_AVX512_BF16 | SB_CPU_AVX512_VBMI, 3,
+     SB_LOOPS_avx512vbmi, sb_nt_copy_avx2},
+#  endif
 #endif
 };
 #undef SB_PORTABLE_LOOP
@@ -98,6 +107,9 @@ static void sb_dispatch_init(void)
         }
     }
     sb_tables_fill();
+#if SB_HAVE_AVX512VBMI
+    sb_minifloat_vbmi_init();
+#endif
     sb_store_ptr(&sb_loops, &sb_resolved[0]);
 }
 

@@ -96,9 +96,12 @@ def table_header(dtypes):
                    f"{widen}, {round_})")
     out.append("\n\n" + "".join(defs) + "\n")
     tables = [d for d in narrow if d["vector"] == "table"]
-    out.append("/* X(K, t): the one-byte dtypes whose loops read sb_tables[t], the result of\n"
-               " * every (g, y) pair of codes (_loops.h). */\n#define SB_TABLE_DTYPES(X)"
-               + "".join(f" \\\n    X({d['kind']}, {t})" for t, d in enumerate(tables))
+    out.append("/* X(K, t, E, M, B, fn): the one-byte dtypes whose loops read sb_tables[t],\n"
+               " * the result of every (g, y) pair of codes (_loops.h), with their formats:\n"
+               " * E, M, bias, and 1 if finite (fn). */\n#define SB_TABLE_DTYPES(X)"
+               + "".join(f" \\\n    X({d['kind']}, {t}, {d['format'][0]}, {d['format'][1]}, "
+                         f"{d['format'][2]}, {int(d['format'][3] == 'fn')})"
+                         for t, d in enumerate(tables))
                + f"\n#define SB_NUM_TABLES {len(tables)}\n\n")
     out.append("typedef enum {\n" + "".join(f"    SB_KIND_{k},\n" for k in kinds)
                + "    SB_NUM_KINDS\n} sb_kind;\n\n")
@@ -173,6 +176,17 @@ def isa_loops(dtypes):
         out.append(f"#define SB_LOOPS_{isa} {{"
                    + ", ".join(f"[SB_KIND_{d['kind']}] = sb_{d['kind']}_{isa}" for d in dtypes)
                    + "}\n")
+    # The one-byte dtypes computed with AVX512-VBMI, -VBMI2 and GFNI
+    # (_loops.h); the other dtypes run their base's (avx512bf16) loops.
+    out.append("\n#if SB_HAVE_AVX512VBMI\n/* ---- avx512vbmi ---- */\n")
+    for t, d in enumerate(tables):
+        e, m, bias, special = d["format"]
+        out.append(f"SB_AVX512VBMI static void sb_{d['kind']}_avx512vbmi{LOOP_ARGS}\n"
+                   f"{{\n    sb_minifloat_loop_vbmi(&sb_minifloat_vbmi[{t}], {e}, {m}, {bias}, "
+                   f"{int(special == 'fn')}, g, y, out, n);\n}}\n")
+    out.append("#define SB_LOOPS_avx512vbmi {"
+               + ", ".join(f"[SB_KIND_{d['kind']}] = sb_{d['kind']}_avx512vbmi" for d in tables)
+               + "}\n#endif\n")
     out.append("\n#endif /* SIGMOID_BACKWARD_ISA_LOOPS_H */\n")
     return "".join(out)
 
