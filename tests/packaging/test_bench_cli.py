@@ -267,3 +267,18 @@ def test_noisy_rows_are_flagged():
     timed, columns = {"floor": (1e-3, 1.0)}, ("floor",)
     assert "noisy (2.0x)" in _report._row(np.dtype(np.float32), 1000, 1e-3, timed, 2.0, columns)
     assert "noisy" not in _report._row(np.dtype(np.float32), 1000, 1e-3, timed, 1.1, columns)
+
+
+def test_contention_numpy_twin_computes_what_the_call_computes():
+    """The NumPy contender of a casting case computes in the call's dtype,
+    into out: the same values as ours, bit for bit, not a cheaper float32
+    expression."""
+    g, y = timing.make_inputs(1000, np.dtype(np.float32))
+    out = np.empty_like(g)
+    for kw in ({}, {"dtype": np.float64}):
+        fns = contention._contenders(g, y, out, kw, None)
+        fns["default"]()
+        ours = out.copy()
+        out[:] = np.nan
+        result = fns["numpy"]()
+        assert np.array_equal(ours, out if kw else result)

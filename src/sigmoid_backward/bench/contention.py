@@ -140,7 +140,16 @@ def _contenders(g, y, out, kw, peers):
              "1 thread": lambda: sigmoid_backward(g, y, out=out, num_threads=1, **kw),
              "1 thread A/A": lambda: sigmoid_backward(g, y, out=out, num_threads=1, **kw)}
     found.update(peers(g, y, out) if peers and not kw else {})
-    found["numpy"] = lambda: g * (1 - y) * y
+    # NumPy's twin computes what the call computes: in the call's dtype (a
+    # casting call's float64; g * (1 - y) * y in float32 was less work and
+    # another result), into out.
+    dt = kw.get("dtype")
+    if dt is None:
+        found["numpy"] = lambda: g * (1 - y) * y
+    else:
+        found["numpy"] = lambda: np.multiply(
+            np.multiply(g, np.subtract(1, y, dtype=dt), dtype=dt), y, dtype=dt, out=out,
+            casting="same_kind")
     return found
 
 
