@@ -181,6 +181,12 @@ def test_isa_runs_the_loops_of_another_instruction_set_and_puts_them_back(capsys
     assert _kernels.current_isa() == best
 
 
+def test_the_report_names_the_command_as_a_shell_reruns_it():
+    assert _report.command_line("bench", ["--loads", "2 spinners", "dask"]) \
+        == "bench --loads '2 spinners' dask"
+    assert _report.command_line("bench", []) == "bench"
+
+
 def test_a_a_worst_is_the_larger_ratio_either_way_up():
     assert contention.aa_worst([1.0, 2.0, 1.0], [1.1, 1.0, 0.5]) == 2.0
 

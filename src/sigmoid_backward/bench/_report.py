@@ -20,6 +20,7 @@ timing.py's; GB/s counts both inputs read and the output written once.
 import argparse
 import datetime
 import math
+import shlex
 import sys
 from collections.abc import Callable
 from typing import NamedTuple
@@ -53,6 +54,12 @@ class Peers(NamedTuple):
 
 
 _CONTENTION_LOADS = tuple(contention.LOADS)
+
+
+def command_line(prog, argv):
+    """The report's first line: the command as a shell would run it again
+    (``--loads '2 spinners'``, quoted)."""
+    return f"{prog} {shlex.join(argv)}".rstrip()
 _NO_PEERS = Peers((), "", lambda g, y, out, spare_bytes: {})
 
 
@@ -169,7 +176,7 @@ def _contention(prog, argv, args, peers):
     count is what it measures."""
     extra = peers(_threads.get_num_threads()) if peers is not None else _NO_PEERS
     print("\n".join([
-        f"{prog} {' '.join(argv)}".rstrip(),
+        command_line(prog, argv),
         f"{datetime.date.today().isoformat()}, {timing.machine_line()}",
         ", ".join(filter(None, (f"numpy {np.__version__}, kernels {_kernels.current_isa()}, "
                                 f"default threads {_threads.get_num_threads()}",
@@ -279,7 +286,7 @@ def _run(prog, argv, args, peers):
     versions = (f"numpy {np.__version__}, kernels {_kernels.current_isa()}, "
                 f"OpenMP {'on' if OPENMP_ENABLED else 'OFF'}")
     print("\n".join([
-        f"{prog} {' '.join(argv)}".rstrip(),
+        command_line(prog, argv),
         f"{datetime.date.today().isoformat()}, {timing.machine_line()}",
         f"{', '.join(filter(None, (versions, extra.versions)))}; "
         f"{nthreads} thread(s) for every contender",
