@@ -482,7 +482,9 @@ SB_AVX512VBMI SB_ALWAYS_INLINE __m512i sb_minifloat_block_vbmi(const sb_minifloa
                                                             const int small_k, __m512i gb,
                                                             __m512i yb)
 {
-    const int rne = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    /* an integer constant expression, as clang wants for _round_ intrinsics
+     * (a const int is not one in C) */
+    enum { rne = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC };
     /* The float32's top bytes: hi | (code & 0x80), the sign; and lo */
     const __m512i ghi = _mm512_ternarylogic_epi32(_mm512_permutex2var_epi8(c->hi0, gb, c->hi1),
                                                   gb, c->sign8, 0xF8);
