@@ -428,6 +428,7 @@ typedef struct {
     uint8_t hi[128], lo[128]; /* the float32 of each magnitude code: bits 31-24, 23-16 */
     uint32_t k[32];           /* K by r's exponent less the least normal one */
     uint32_t big;             /* |r| is clamped here */
+    uint8_t pack[64];         /* vpermt2b's indices that put the codes back in order */
 } sb_minifloat_consts;
 
 static sb_minifloat_consts sb_minifloat_vbmi[SB_NUM_TABLES > 0 ? SB_NUM_TABLES : 1];
@@ -451,6 +452,13 @@ static void sb_minifloat_vbmi_fill(sb_minifloat_consts *c, const int E, const in
     const int top = (1 << E) - 1 - B;
     c->big = fn ? ((uint32_t)(top + 127) << 23) | (((1u << M) - 1) << (23 - M))
                 : (uint32_t)(top + 127) << 23;
+    /* pack: byte 16L + j (j < 8) is element 16L + j of the block, byte 0 of
+     * float 4L + j / 2 of s[0] (j even: index 16L + 4 (j / 2)) or of s[1]
+     * (j odd: 64 more); bytes 16L + 8 + j likewise from s[2] and s[3] */
+    for (int b = 0; b < 64; b++) {
+        const int lane = b / 16, j = b % 8;
+        c->pack[b] = (uint8_t)(16 * lane + 4 * (j / 2) + (j & 1 ? 64 : 0));
+    }
 }
 
 /* Every one-byte dtype's, once, at import (_dispatch.h). */
@@ -544,15 +552,7 @@ SB_AVX512VBMI SB_ALWAYS_INLINE void sb_minifloat_loop_vbmi(const sb_minifloat_co
     c.lo1 = _mm512_loadu_si512(cc->lo + 64);
     c.k0 = _mm512_loadu_si512(cc->k);
     c.k1 = _mm512_loadu_si512(cc->k + 16);
-    /* pack: byte 16L + j (j < 8) is element 16L + j of the block, byte 0 of
-     * float 4L + j / 2 of s[0] (j even: index 16L + 4 (j / 2)) or of s[1]
-     * (j odd: 64 more); bytes 16L + 8 + j likewise from s[2] and s[3] */
-    uint8_t pack[64];
-    for (int b = 0; b < 64; b++) {
-        const int lane = b / 16, j = b % 8;
-        pack[b] = (uint8_t)(16 * lane + 4 * (j / 2) + (j & 1 ? 64 : 0));
-    }
-    c.pack = _mm512_loadu_si512(pack);
+    c.pack = _mm512_loadu_si512(cc->pack);
     c.upper = _mm512_set1_epi32((int)0xFFFF0000u);
     c.one = _mm512_set1_ps(1.0f);
     c.big = _mm512_castsi512_ps(_mm512_set1_epi32((int)cc->big));
