@@ -137,8 +137,8 @@ def _contenders(g, y, out, kw, peers):
     # worst-round target: with more runnable threads than CPUs, the
     # scheduler may leave one sample alone on a CPU and halve the next).
     found = {"default": lambda: sigmoid_backward(g, y, out=out, **kw),
-             "1 thread": lambda: sigmoid_backward(g, y, out=out, num_threads=1, **kw),
-             "1 thread A/A": lambda: sigmoid_backward(g, y, out=out, num_threads=1, **kw)}
+             "1 thread": lambda: sigmoid_backward(g, y, out=out, num_threads=1, **kw)}
+    found["1 thread A/A"] = found["1 thread"]
     found.update(peers(g, y, out) if peers and not kw else {})
     # NumPy's twin computes what the call computes: in the call's dtype (a
     # casting call's float64; g * (1 - y) * y in float32 was less work and

@@ -23,8 +23,6 @@ from ._files import ArrayFile, check_data_file, open_data, read_npy_header, read
 
 BF16_AS = ("float32", "uint16")
 MAP_FILE = "a JSON object of golden file or case names to file names"
-# The most --map may hold: a pair of two names is at most ~520 bytes, so
-# this is over 100,000 cases, and reading it takes a bounded memory.
 
 
 class MemoryArray:

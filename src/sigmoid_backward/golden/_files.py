@@ -26,7 +26,8 @@ from ._errors import GoldenError
 DATA_FILE = "a .npy or raw data file"
 # The most a file of arguments (--cases, --manifest, --map) may hold, read
 # into memory whole: 64 MiB, over a thousand times ATK's 204-case file
-# (55 KB), so that a huge or endless one is refused by its size, not read.
+# (55 KB) and over 100,000 --map pairs (~520 bytes at most each), so that a
+# huge or endless one is refused by its size, not read.
 SMALL_FILE_BYTES = 64 << 20
 
 
