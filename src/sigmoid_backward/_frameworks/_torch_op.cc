@@ -55,19 +55,14 @@ sb_capi::ComputeRowsFn sb_compute_rows = nullptr;   // _kernels.compute_rows (_k
 // show eager calls ran this kernel (kernel_counts()).
 std::atomic<int64_t> kernel_calls{0}, kernel_elements{0};
 
-// Every kind of the table (_dtype_spec.py) has its torch dtype here.
-static_assert(SB_NUM_KINDS == 8, "a dtype was added to _dtype_spec.py: map it in KindOf");
-
+// The kind of a torch dtype, from the table (_dtype_spec.py's "torch"); -1 for
+// one the kernels lack.
 int KindOf(c10::ScalarType dtype) {
   switch (dtype) {
-    case c10::ScalarType::Float: return SB_KIND_F32;
-    case c10::ScalarType::Double: return SB_KIND_F64;
-    case c10::ScalarType::ComplexFloat: return SB_KIND_C64;
-    case c10::ScalarType::ComplexDouble: return SB_KIND_C128;
-    case c10::ScalarType::Half: return SB_KIND_F16;
-    case c10::ScalarType::BFloat16: return SB_KIND_BF16;
-    case c10::ScalarType::Float8_e4m3fn: return SB_KIND_F8E4M3FN;
-    case c10::ScalarType::Float8_e5m2: return SB_KIND_F8E5M2;
+#define SB_TORCH_KIND(K, torch) \
+    case c10::ScalarType::torch: return SB_KIND_##K;
+    SB_TORCH_DTYPES(SB_TORCH_KIND)
+#undef SB_TORCH_KIND
     default: return -1;
   }
 }

@@ -84,6 +84,9 @@ def table_header(dtypes):
     out.append("/* X(K, name, size, storage, xla): every dtype. */\n#define SB_DTYPES(X)")
     out += [f" \\\n    X({d['kind']}, \"{d['name']}\", {SIZES[d['storage']]}, "
             f"{d['storage'].upper()}, {d['xla']})" for d in dtypes]
+    out.append("\n\n/* X(K, torch): the dtypes torch has, by c10's ScalarType name. */\n"
+               "#define SB_TORCH_DTYPES(X)")
+    out += [f" \\\n    X({d['kind']}, {d['torch']})" for d in dtypes if d.get("torch")]
     out.append("\n\n")
     defs = []
     out.append("/* X(K, name, size, widen, round): the narrow dtypes, computed in float32\n"

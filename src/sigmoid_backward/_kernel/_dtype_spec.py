@@ -30,26 +30,32 @@ Each entry:
   format (AVX512-VBMI, -VBMI2 and GFNI, ``_loops.h``); or ``None``: the
   scalar conversions, which the compiler vectorises for each instruction
   set;
-- ``xla``: XLA's name of the dtype, for the JAX target's FFI handler.
+- ``xla``: XLA's name of the dtype, for the JAX target's FFI handler;
+- ``torch``: c10's ``ScalarType`` name of the dtype, for the native torch op
+  (left out where torch lacks the dtype).
 
 Only literals here: the build reads this file without importing NumPy.
 """
 
 DTYPES = (
-    {"name": "float32", "kind": "F32", "module": "numpy", "storage": "f32", "xla": "F32"},
-    {"name": "float64", "kind": "F64", "module": "numpy", "storage": "f64", "xla": "F64"},
-    {"name": "complex64", "kind": "C64", "module": "numpy", "storage": "c64", "xla": "C64"},
-    {"name": "complex128", "kind": "C128", "module": "numpy", "storage": "c128", "xla": "C128"},
+    {"name": "float32", "kind": "F32", "module": "numpy", "storage": "f32", "xla": "F32",
+     "torch": "Float"},
+    {"name": "float64", "kind": "F64", "module": "numpy", "storage": "f64", "xla": "F64",
+     "torch": "Double"},
+    {"name": "complex64", "kind": "C64", "module": "numpy", "storage": "c64", "xla": "C64",
+     "torch": "ComplexFloat"},
+    {"name": "complex128", "kind": "C128", "module": "numpy", "storage": "c128", "xla": "C128",
+     "torch": "ComplexDouble"},
     {"name": "float16", "kind": "F16", "module": "numpy", "storage": "u16",
      "format": (5, 10, 15, "ieee"), "convert": ("sb_f16_to_f32", "sb_f32_to_f16"),
-     "vector": "f16", "xla": "F16"},
+     "vector": "f16", "xla": "F16", "torch": "Half"},
     {"name": "bfloat16", "kind": "BF16", "module": "ml_dtypes", "storage": "u16",
      "format": (8, 7, 127, "ieee"), "convert": ("sb_bf16_to_f32", "sb_f32_to_bf16"),
-     "vector": "bf16", "xla": "BF16"},
+     "vector": "bf16", "xla": "BF16", "torch": "BFloat16"},
     {"name": "float8_e4m3fn", "kind": "F8E4M3FN", "module": "ml_dtypes", "storage": "u8",
      "format": (4, 3, 7, "fn"), "convert": "minifloat", "vector": "table",
-     "xla": "F8E4M3FN"},
+     "xla": "F8E4M3FN", "torch": "Float8_e4m3fn"},
     {"name": "float8_e5m2", "kind": "F8E5M2", "module": "ml_dtypes", "storage": "u8",
      "format": (5, 2, 15, "ieee"), "convert": "minifloat", "vector": "table",
-     "xla": "F8E5M2"},
+     "xla": "F8E5M2", "torch": "Float8_e5m2"},
 )
