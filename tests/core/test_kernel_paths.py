@@ -411,11 +411,16 @@ def _row_layouts(rows, n, dtype, rng):
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 @pytest.mark.parametrize("nthreads", [1, 2])
-def test_rows_are_the_reference_bit_for_bit_in_every_layout(dtype, nthreads):
+@pytest.mark.parametrize("share", [None, 256], ids=["derived share", "chunks across runs"])
+def test_rows_are_the_reference_bit_for_bit_in_every_layout(dtype, nthreads, share,
+                                                            restore_kernel_settings):
     # Enough runs for two threads' shares, of a length that is no multiple
-    # of a block or of the threads' 64-element alignment.
+    # of a block or of the threads' 64-element alignment; with a tiny share,
+    # the threads claim many chunks, which start and stop inside runs.
     n = 37
     rows = PARALLEL_MIN // (n * dtype.itemsize) + 5
+    if share is not None:
+        _kernels.set_thresholds(parallel_share_bytes=share)
     for name, g, y, out, expected in _row_layouts(rows, n, dtype, np.random.default_rng(5)):
         out = g if out is None else out
         with np.errstate(all="ignore"):

@@ -9,7 +9,7 @@ import pytest
 
 import sigmoid_backward as sb
 from sigmoid_backward import reference, sigmoid_backward
-from sigmoid_backward._kernel import _threads
+from sigmoid_backward._kernel import _kernels, _threads
 
 from dtypes_catalogue import ALL_DTYPES
 from helpers import assert_same, random_array, usable_cpus
@@ -314,6 +314,29 @@ def test_concurrent_calls_give_back_every_cpu(fresh_load_policy):
     assert not errors
     assert all(1 <= c <= cpus for c in counts)
     assert kernels.free_cpus() == cpus
+
+
+def test_one_thread_alone_runs_at_the_fastest_threads_rate_when_it_ran():
+    """The back-off's estimate of one thread's time: the whole call at the
+    fastest thread's rate, by its CPU time where it was read (a team thread
+    that another process's threads kept waiting is slower by the wall clock
+    than a lone thread would be), by the wall clock where not."""
+    alone = _kernels.alone_ns
+    # By the wall clock: 1,000 elements in 10 us is the fastest rate.
+    assert alone([10_000, 20_000], [-1, -1], [1_000, 1_000], 2_000) == 20_000
+    assert alone([30_000, 20_000], [-1, -1], [3_000, 1_000], 4_000) == 40_000
+    # Both threads waited half the time: by CPU time, a lone thread's rate.
+    assert alone([20_000, 20_000], [10_000, 11_000], [1_000, 1_000], 2_000) == 20_000
+    # CPU time is used only where it is below the wall clock's (it is read
+    # around the whole share, claims included).
+    assert alone([10_000, 20_000], [12_000, 20_000], [1_000, 1_000], 2_000) == 20_000
+    # A thread that did nothing has no rate; a call that nobody did, no estimate.
+    assert alone([0, 20_000], [-1, -1], [0, 1_000], 2_000) == 40_000
+    assert alone([0], [-1], [0], 2_000) == -1
+    with pytest.raises(ValueError, match="1 to 8 threads"):
+        alone([1] * 9, [1] * 9, [1] * 9, 9)
+    with pytest.raises(ValueError, match="1 to 8 threads"):
+        alone([1, 2], [1], [1, 2], 2)
 
 
 @needs_openmp

@@ -25,9 +25,14 @@ cdef extern from "_overlap.h" nogil:
 
 cdef extern from "_thresholds.h" nogil:
     Py_ssize_t sb_nt_min()
+    Py_ssize_t sb_parallel_share()
 
 cdef extern from "_threads.h" nogil:
     long long sb_now_ns()
+    long long sb_thread_cpu_ns()
+
+cdef extern from "_atomic.h" nogil:
+    long long sb_add_ll(long long *p, long long v)
 
 ctypedef float complex complex64_t
 ctypedef double complex complex128_t
@@ -47,12 +52,28 @@ cdef enum:
     BLOCK = 128
     # Doubles of slack in a block buffer, to start it on a 64-byte line.
     LINE_DOUBLES = 8
-    # Each thread's share is a multiple of 64 elements, so shares meet on a
-    # cache line of out whenever out starts on one (NumPy's large arrays do).
+    # Each chunk of the split is a multiple of 64 elements, so chunks meet on
+    # a cache line of out whenever out starts on one (NumPy's large arrays do).
     PART_ALIGN = 64
-    # Threads whose part's time a timed call keeps (the thread policy's
-    # back-off, _threads.h): the fastest of these few is enough.
+    # Threads whose time a timed call keeps (the thread policy's back-off,
+    # _threads.h): the fastest of these few is enough.
     TIMED_PARTS = 8
+    # Chunks a thread's part of a call is cut into, to be claimed (_split):
+    # enough that a thread the scheduler runs leaves little to a preempted
+    # one.
+    CHUNKS_PER_PART = 8
+    # ...but each chunk at least this many times the share that pays for
+    # waking a thread (_thresholds.py): shorter calls, which a preempted
+    # thread delays by a time slice whatever their chunks, keep one chunk
+    # per part (1e5 float32 took 15% longer in 2 chunks a part).
+    CHUNK_SHARES = 4
+    # Parts, each with its own claim counter: threads beyond this many
+    # share the parts (thread t's own part is t % CLAIM_PARTS).
+    CLAIM_PARTS = 64
+    # long longs from one counter to the next: one 64-byte line each, so
+    # that a thread's claims on its own part do not move a line another
+    # thread is claiming on.
+    CLAIM_STRIDE = 8
 
 
 cdef inline double* line_aligned(double* raw) noexcept nogil:
@@ -234,9 +255,14 @@ cdef struct Call:
     Py_ssize_t o_row
     int nthreads
     sb_order order
-    # Whether each thread times its part into part_ns (ns; -1: no part).
+    # Whether each thread times its chunks: part_ns[t] is thread t's time in
+    # them (ns), part_n[t] their elements (0: it ran none), and cpu_ns[t]
+    # its CPU time over them all (-1: not read; _split reads it when the
+    # parts are long).
     bint timed
     long long part_ns[TIMED_PARTS]
+    long long part_n[TIMED_PARTS]
+    long long cpu_ns[TIMED_PARTS]
 
 
 cdef inline void _piece(const Call* c, const char* g, const char* y, elem_t* o, Py_ssize_t m,
@@ -277,16 +303,36 @@ cdef inline void _part(const Call* c, elem_t* out, Py_ssize_t start, Py_ssize_t 
 
 
 cdef inline void _split(const Call* c, elem_t* out) noexcept nogil:
-    """Split the call's c.rows x c.n elements, numbered run after run, into
-    one contiguous part per thread (c.nthreads of them, which the order
-    allows and the output's size pays for), so that a thousand short
-    broadcast rows (_kernels.pyx's compute_rows) share the threads as one
-    long run would."""
-    cdef Py_ssize_t total = c.rows * c.n, part, t, start, stop
+    """Split the call's c.rows x c.n elements, numbered run after run, between
+    c.nthreads threads (which the order allows and the output's size pays
+    for), so that a thousand short broadcast rows (_kernels.pyx's
+    compute_rows) share the threads as one long run would.
+
+    Each thread has its own contiguous part, as a static split gives, but
+    cut into chunks that are claimed: a thread claims its own part's chunks
+    in order, then whatever chunks of the others' are still unclaimed.  On
+    a busy machine a thread the scheduler preempts then holds up the call
+    for its current chunk only, as the running ones take the rest of its
+    part (with one busy process on 2 CPUs, a strided 1e7 call on 2 fixed
+    parts took 1.06-1.38x its one-thread time; benchmarks/NOTES.md, 35).
+    On an idle machine each thread keeps its own part, call after call, so
+    a call whose operands fit the cores' caches finds its part in its own
+    core's: OpenMP's dynamic schedule, which hands out chunks in the order
+    threads ask, lost that, and a 1e5 float32 call took 1.4x its one-thread
+    time instead of 0.7x.  A chunk is at least CHUNK_SHARES times the share
+    that pays for waking a thread (_thresholds.py), so a claim (an atomic
+    add, and two clock reads when timed) costs well under 1% of it."""
+    cdef Py_ssize_t total = c.rows * c.n, part, chunk, start, stop, p_start, p_stop
     cdef long long began
+    cdef long long claimed[CLAIM_PARTS * CLAIM_STRIDE + CLAIM_STRIDE]
+    # the counters, from the first 64-byte line in the buffer
+    cdef long long* claims = <long long*>((<uintptr_t>claimed + 63) & ~(<uintptr_t>63))
     cdef long long* part_ns = (<Call*>c).part_ns
-    cdef bint timed = c.timed
-    cdef int nthreads = c.nthreads
+    cdef long long* part_n = (<Call*>c).part_n
+    cdef long long* cpu_ns = (<Call*>c).cpu_ns
+    cdef long long cpu_began
+    cdef bint timed = c.timed, cpu_timed
+    cdef int nthreads = c.nthreads, parts, t, i, p
     # Streaming stores when each thread's part has nt_min bytes (one
     # thread: no division); a plain call's only, where the parts are long.
     cdef bint nt = c.rows == 1 and (total * sizeof(elem_t) if nthreads <= 1
@@ -294,17 +340,35 @@ cdef inline void _split(const Call* c, elem_t* out) noexcept nogil:
     if nthreads <= 1:
         _part(c, out, 0, total, nt)
         return
-    part = (total + nthreads - 1) // nthreads
+    parts = min(nthreads, <int>CLAIM_PARTS)
+    part = (total + parts - 1) // parts
     part = (part + PART_ALIGN - 1) // PART_ALIGN * PART_ALIGN
+    chunk = max(part // CHUNKS_PER_PART,
+                CHUNK_SHARES * sb_parallel_share() // <Py_ssize_t>sizeof(elem_t))
+    chunk = (min(chunk, part) + PART_ALIGN - 1) // PART_ALIGN * PART_ALIGN
+    for i in range(parts):
+        claims[i * CLAIM_STRIDE] = 0
+    # CPU time too, where a thread's part is several chunks: its two reads
+    # (system calls) then cost under 1% of the part.
+    cpu_timed = timed and part > chunk
     for t in prange(nthreads, num_threads=nthreads, schedule='static'):
-        start = t * part
-        stop = min(total, start + part)
-        if start >= stop:
-            continue
-        began = sb_now_ns() if timed else 0
-        _part(c, out, start, stop, nt)
-        if timed and t < TIMED_PARTS:
-            part_ns[t] = sb_now_ns() - began
+        cpu_began = sb_thread_cpu_ns() if cpu_timed else -1
+        for i in range(parts):
+            p = (t + i) % parts          # its own part first, then the others'
+            p_start = p * part
+            p_stop = min(total, p_start + part)
+            while True:
+                start = p_start + (sb_add_ll(claims + p * CLAIM_STRIDE, 1) - 1) * chunk
+                if start >= p_stop:
+                    break
+                stop = min(p_stop, start + chunk)
+                began = sb_now_ns() if timed else 0
+                _part(c, out, start, stop, nt)
+                if timed and t < TIMED_PARTS:
+                    part_ns[t] = part_ns[t] + (sb_now_ns() - began)
+                    part_n[t] = part_n[t] + (stop - start)
+        if cpu_began >= 0 and t < TIMED_PARTS:
+            cpu_ns[t] = sb_thread_cpu_ns() - cpu_began
 
 
 cdef inline void run(void* arg) noexcept nogil:

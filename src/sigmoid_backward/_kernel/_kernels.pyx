@@ -57,6 +57,8 @@ cdef extern from "_threads.h" nogil:
     void sb_threads_release(int taken)
     int sb_threads_load_cap(long long now)
     long long sb_threads_saved(int nthreads, long long elapsed, long long fastest_part)
+    long long sb_threads_alone_ns(int nthreads, const long long *wall, const long long *cpu,
+                                  const long long *n, long long total)
     long long sb_threads_credit()
     void sb_threads_note_call(int nthreads, long long start, long long end,
                               long long fastest_part)
@@ -168,7 +170,7 @@ cdef inline void _run_call(Call* c, int nthreads) noexcept nogil:
     c.timed = False
     cdef int taken = 0, i
     cdef bint explicit
-    cdef long long start = 0, fastest
+    cdef long long start = 0, alone
     if nbytes >= 2 * share and c.order == SB_ANY_ORDER:   # no division for small calls
         explicit = nthreads > 0 or sb_threads_call() > 0
         c.nthreads = <int>min(<Py_ssize_t>SB_MAX_THREADS, nbytes // share)
@@ -185,7 +187,9 @@ cdef inline void _run_call(Call* c, int nthreads) noexcept nogil:
             c.nthreads = taken
             c.timed = not explicit and taken > 1
             for i in range(TIMED_PARTS):
-                c.part_ns[i] = -1
+                c.part_ns[i] = 0
+                c.part_n[i] = 0
+                c.cpu_ns[i] = -1
     flags = sb_fpflags_save()
     if c.nthreads > 1 and sb_threads_must_delegate():
         if sb_threads_delegate(run, c) != 0:
@@ -197,12 +201,10 @@ cdef inline void _run_call(Call* c, int nthreads) noexcept nogil:
     sb_fpflags_restore(flags)
     sb_threads_set_last(c.nthreads)
     if c.timed:
-        fastest = -1
-        for i in range(min(c.nthreads, <int>TIMED_PARTS)):
-            if c.part_ns[i] >= 0 and (fastest < 0 or c.part_ns[i] < fastest):
-                fastest = c.part_ns[i]
-        if fastest >= 0:
-            sb_threads_note_call(c.nthreads, start, sb_now_ns(), fastest)
+        alone = sb_threads_alone_ns(min(c.nthreads, <int>TIMED_PARTS), c.part_ns, c.cpu_ns,
+                                    c.part_n, c.rows * c.n)
+        if alone >= 0:
+            sb_threads_note_call(c.nthreads, start, sb_now_ns(), alone // c.nthreads)
     if taken:
         sb_threads_release(taken)
 
@@ -312,6 +314,23 @@ def saved(int nthreads, long long elapsed_ns, long long fastest_part_ns):
     fastest thread ``fastest_part_ns``, saved against one thread, in ns
     (negative: it lost; _threads.h)."""
     return sb_threads_saved(nthreads, elapsed_ns, fastest_part_ns)
+
+
+def alone_ns(wall_ns, cpu_ns, elements, long long total):
+    """What one thread alone would take for ``total`` elements (ns; -1:
+    none done), from a team's threads: thread t did ``elements[t]`` in
+    ``wall_ns[t]`` of its chunks, with ``cpu_ns[t]`` of CPU time (-1: not
+    read), as compute() tells the back-off (_threads.h)."""
+    cdef long long wall[TIMED_PARTS]
+    cdef long long cpu[TIMED_PARTS]
+    cdef long long n[TIMED_PARTS]
+    cdef int i, count = len(wall_ns)
+    if not 0 < count <= TIMED_PARTS or len(cpu_ns) != count or len(elements) != count:
+        raise ValueError(f"alone_ns: 1 to {TIMED_PARTS} threads, each with a wall time, a CPU "
+                         f"time and a count")
+    for i in range(count):
+        wall[i], cpu[i], n[i] = wall_ns[i], cpu_ns[i], elements[i]
+    return sb_threads_alone_ns(count, wall, cpu, n, total)
 
 
 def credit():

@@ -47,8 +47,10 @@
  *   20 ms after the last overlap, far longer than the gap between a
  *   worker's tasks and far shorter than a user would notice.
  * - Back-off when the machine is busy (sb_threads_load_cap and
- *   sb_threads_note_call): each thread of a team times its part, and one
- *   thread alone would have taken about threads x the fastest part.  What
+ *   sb_threads_note_call): each thread of a team times the chunks it
+ *   claimed (_fused.pxd's _split), and one thread alone would have taken
+ *   about the whole call at the fastest thread's rate: threads x that
+ *   thread's time for an equal part.  What
  *   each default team call saved against that (negative when it waited
  *   for a preempted thread) goes into a credit, capped at 10 ms.  While the
  *   credit holds, teams run: on an idle machine a rare stall (a host's
@@ -295,6 +297,44 @@ static inline long long sb_now_ns(void)
 #endif
 }
 
+/* The calling thread's CPU time in ns (CLOCK_THREAD_CPUTIME_ID: a system
+ * call, about 200 ns on the project's guests, so read only around a
+ * thread's whole share of a long call), or -1 where there is none. */
+static inline long long sb_thread_cpu_ns(void)
+{
+#if defined(_OPENMP) && defined(SB_HAVE_MONOTONIC) && defined(CLOCK_THREAD_CPUTIME_ID)
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return -1;
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+#else
+    return -1;
+#endif
+}
+
+/* What one thread alone would take, in ns, for a call of `total` elements
+ * that `nthreads` threads shared: thread t did n[t] of them in wall[t] ns
+ * of its chunks, with cpu[t] ns of CPU time over its share (-1: not read).
+ * From the fastest thread's rate: by the wall clock, a thread of the team
+ * that the scheduler shared with another process is slower than a lone
+ * thread would be, so under a load that takes both CPUs from the team the
+ * estimate was too slow, and a team that lost looked as if it won (a
+ * strided 1e7 call under another process's torch threads: 1.37x one
+ * thread's time, the credit full).  By CPU time it is the thread's rate
+ * when it ran: a lone thread that the load leaves alone.  -1: no thread
+ * did any. */
+static inline long long sb_threads_alone_ns(int nthreads, const long long *wall,
+                                            const long long *cpu, const long long *n,
+                                            long long total)
+{
+    double best = -1;
+    for (int t = 0; t < nthreads; t++) {
+        if (n[t] <= 0) continue;
+        const double ns = cpu[t] >= 0 && cpu[t] < wall[t] ? (double)cpu[t] : (double)wall[t];
+        if (best < 0 || ns / (double)n[t] < best) best = ns / (double)n[t];
+    }
+    return best < 0 ? -1 : (long long)(best * (double)total);
+}
+
 /* Take threads for a call that may use `want` (>= 1) of them, at `now` (ns
  * of sb_now_ns; 0 for an explicit count, which reads the clock only when
  * another call is in flight): an explicit count takes all it asks, a
@@ -336,9 +376,10 @@ static inline int sb_threads_load_cap(long long now)
 }
 
 /* What a call on `nthreads` threads saved against one thread (ns; negative:
- * it lost): it took `elapsed` ns, and its fastest thread's part
+ * it lost): it took `elapsed` ns, and its fastest thread would have done
+ * an equal part (1/nthreads of the call, at the rate of its chunks) in
  * `fastest_part` ns; one thread alone runs at least as fast as that one,
- * so it would have taken about nthreads x that (the parts are equal). */
+ * so it would have taken about nthreads x that. */
 static inline long long sb_threads_saved(int nthreads, long long elapsed,
                                          long long fastest_part)
 {
