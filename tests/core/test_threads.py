@@ -316,6 +316,16 @@ def test_concurrent_calls_give_back_every_cpu(fresh_load_policy):
     assert kernels.free_cpus() == cpus
 
 
+@needs_openmp
+def test_a_process_starts_with_a_full_credit():
+    """So that its first team calls (the pool's threads created, the first
+    page faults) do not back an idle process off."""
+    code = "from sigmoid_backward._kernel import _kernels; print(_kernels.credit())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120).stdout
+    assert int(out) == 10_000_000
+
+
 def test_one_thread_alone_runs_at_the_fastest_threads_rate_when_it_ran():
     """The back-off's estimate of one thread's time: the whole call at the
     fastest thread's rate, by its CPU time where it was read (a team thread

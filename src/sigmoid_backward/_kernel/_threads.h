@@ -222,6 +222,12 @@ static void sb_threads_init(void)
     int procs = sb_omp_num_procs();
     sb_store_int(&sb_num_procs, procs < 1 ? 1 : procs);
     sb_store_int(&sb_free_cpus, procs < 1 ? 1 : procs);
+    /* A process starts with a full credit: with none, its first team calls'
+     * costs (creating the pool's threads, the first page faults) backed it
+     * off, and on an idle guest a loop of 1e5 float32 calls ran on one
+     * thread for its first 250-500 ms (probes that woke a sleeping pool
+     * lost again, 4 of 4 fresh processes). */
+    sb_store_ll(&sb_credit, SB_CREDIT_MAX_NS);
 #if SB_HAVE_FORK && defined(_OPENMP)
     pthread_atfork(NULL, NULL, sb_threads_after_fork_in_child);
 #endif
