@@ -134,6 +134,9 @@ def test_plot_without_matplotlib_is_a_clear_error(monkeypatch, tmp_path, capsys)
     (["--bogus"], "unrecognized arguments"),
     (["--contention", "--loads", "3 spinners"], "invalid choice: '3 spinners'"),
     (["--isa", "avx1024"], "invalid choice: 'avx1024'"),
+    (["--contention", "--sample-ms", "0"], "--sample-ms must be in (0, 60000]"),
+    (["--contention", "--sample-ms", "nan"], "--sample-ms must be in (0, 60000]"),
+    (["--contention", "--sample-ms", "soon"], "not a time in ms"),
 ])
 def test_bad_arguments_exit_2(argv, message, capsys):
     with pytest.raises(SystemExit) as exc:
@@ -163,9 +166,14 @@ def test_contention_table_runs_the_loads_asked_with_an_a_a_column(monkeypatch, c
         ("idle", policy, case) for policy in ("adaptive", "fixed")
         for case in ("float32", "cast", "strided")]
     assert all(float(r[-3]) >= 1.0 for r in rows)   # A/A, np/default mean, worst: last
+    assert "each sample 1 ms of calls" in out
     code, out, _ = _run(capsys, "--contention", "--loads", "dask", "--rounds", "1")
     assert code == 0 and dask_calls == [{"count": 1}]
     assert not any(line.startswith(tuple(contention.LOADS)) for line in out.splitlines())
+    # --sample-ms: each sample's length, as the header says.
+    code, out, _ = _run(capsys, "--contention", "--loads", "idle", "--sizes", "1e3",
+                        "--dtypes", "float32", "--rounds", "1", "--sample-ms", "2.5")
+    assert code == 0 and "each sample 2.5 ms of calls" in out
 
 
 def test_isa_runs_the_loops_of_another_instruction_set_and_puts_them_back(capsys):

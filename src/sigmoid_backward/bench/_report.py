@@ -73,6 +73,16 @@ def _parse_size(text):
     return int(value)
 
 
+def _parse_sample_ms(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a time in ms: {text!r}") from None
+    if not 0 < value <= 60_000:
+        raise argparse.ArgumentTypeError(f"--sample-ms must be in (0, 60000], got {text!r}")
+    return value
+
+
 def _parse_dtype(text):
     if text not in _dtypes.BY_NAME:
         raise argparse.ArgumentTypeError(
@@ -105,6 +115,9 @@ def _parser(prog, description):
                         "worst round (bench/contention.py)")
     p.add_argument("--rounds", type=int, default=5, metavar="R",
                    help="rounds of the contention bench (default: %(default)s)")
+    p.add_argument("--sample-ms", type=_parse_sample_ms, default=None, metavar="MS",
+                   help="the length of each contention sample, in ms (default: 200); "
+                        "longer samples average a busy machine's scheduler slices")
     p.add_argument("--loads", nargs="+", default=None, metavar="LOAD",
                    choices=(*_CONTENTION_LOADS, "dask"),
                    help="the contention bench's loads, quoted (default: all: "
@@ -189,7 +202,8 @@ def _contention(prog, argv, args, peers):
             dtypes=[str(d) for d in args.dtypes] if args.dtypes else contention.DTYPES,
             loads=table_loads,
             peers=(lambda g, y, out: extra.contenders(g, y, out, 0)) if extra.columns else None,
-            count=args.rounds)
+            count=args.rounds,
+            sample_seconds=None if args.sample_ms is None else args.sample_ms / 1e3)
     if "dask" in loads:
         print()
         contention.dask_report(count=args.rounds)

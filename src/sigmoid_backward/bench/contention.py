@@ -154,19 +154,21 @@ def _contenders(g, y, out, kw, peers):
 
 
 def report(sizes=SIZES, dtypes=DTYPES, loads=None, peers=None, count=ROUNDS,
-           print_=print):
+           print_=print, sample_seconds=None):
     """Print the contention table: for each load and policy, each case's
     default time (mean and worst round), and per round its time over ours
     on one thread (target <= 1.3), the worst A/A ratio of two one-thread
     samples, and the NumPy expression's time over the default (target >=
-    1.0), mean and worst.  Returns ``{(load, policy, case): {contender:
+    1.0), mean and worst; each sample ``sample_seconds`` long (default
+    ``_SAMPLE_SECONDS``).  Returns ``{(load, policy, case): {contender:
     [round times]}}``."""
     loads = list(LOADS) if loads is None else list(loads)
     if "torch looping" in loads and importlib.util.find_spec("torch") is None:
         print_("torch looping: torch is not installed, skipped")
         loads.remove("torch looping")
     table = list(cases(sizes, dtypes))
-    print_(f"{count} rounds, each sample {_SAMPLE_SECONDS * 1e3:.0f} ms of calls; "
+    sample_seconds = _SAMPLE_SECONDS if sample_seconds is None else sample_seconds
+    print_(f"{count} rounds, each sample {sample_seconds * 1e3:g} ms of calls; "
            "default/1t: our default time over ours on 1 thread in the same round (target "
            "<= 1.3); A/A: the worst round's ratio of two one-thread samples, either way up "
            "(the load's own noise); np/default: the NumPy expression's time over ours "
@@ -186,7 +188,7 @@ def report(sizes=SIZES, dtypes=DTYPES, loads=None, peers=None, count=ROUNDS,
                 with load(LOADS[name], adaptive):
                     _warm(table)
                     for label, g, y, out, kw in table:
-                        s = rounds(_contenders(g, y, out, kw, peers), count)
+                        s = rounds(_contenders(g, y, out, kw, peers), count, sample_seconds)
                         results[(name, policy, label)] = s
                         print_(_row(name, policy, label, s), flush=True)
             finally:
