@@ -49,10 +49,10 @@
  * - Back-off when the machine is busy (sb_threads_load_cap and
  *   sb_threads_note_call): each thread of a team times the chunks it
  *   claimed (_fused.pxd's _split), and one thread alone would have taken
- *   about the whole call at the fastest thread's rate: threads x that
- *   thread's time for an equal part.  What
- *   each default team call saved against that (negative when it waited
- *   for a preempted thread) goes into a credit, capped at 10 ms.  While the
+ *   about the whole call at the fastest thread's rate, by its CPU time
+ *   where the parts are long (sb_threads_alone_ns).  What each default
+ *   team call saved against that (negative when it waited for a preempted
+ *   thread) goes into a credit, capped at 10 ms, 1 ms at import.  While the
  *   credit holds, teams run: on an idle machine a rare stall (a host's
  *   interrupt, another guest) is paid from what thousands of calls saved,
  *   and the default keeps its full speed.  When the credit runs out, the
@@ -124,6 +124,7 @@ static long long sb_cap_until = 0;
 static long long sb_credit = 0;
 static int sb_backoffs = 0;             /* back-offs since the credit was last full */
 #define SB_CREDIT_MAX_NS 10000000LL         /* 10 ms: the stalls an idle machine absorbs */
+#define SB_CREDIT_START_NS 1000000LL        /* 1 ms: a new process's first calls' */
 #define SB_BACKOFF_PER_WASTE 50             /* a back-off lasts 50x what the loss wasted, */
 #define SB_BACKOFF_MIN_NS 1000000LL         /* at least 1 ms, */
 #define SB_BACKOFF_FIRST_NS 50000000LL      /* at most 50 ms x 4^(back-offs since full), */
@@ -222,12 +223,14 @@ static void sb_threads_init(void)
     int procs = sb_omp_num_procs();
     sb_store_int(&sb_num_procs, procs < 1 ? 1 : procs);
     sb_store_int(&sb_free_cpus, procs < 1 ? 1 : procs);
-    /* A process starts with a full credit: with none, its first team calls'
+    /* A process starts with a credit: with none, its first team calls'
      * costs (creating the pool's threads, the first page faults) backed it
      * off, and on an idle guest a loop of 1e5 float32 calls ran on one
      * thread for its first 250-500 ms (probes that woke a sleeping pool
-     * lost again, 4 of 4 fresh processes). */
-    sb_store_ll(&sb_credit, SB_CREDIT_MAX_NS);
+     * lost again, 4 of 4 fresh processes; 0 of 6 with 1 ms).  1 ms, not the
+     * full 10: a process started on busy CPUs backs off after its first
+     * lost time slice, not after several. */
+    sb_store_ll(&sb_credit, SB_CREDIT_START_NS);
 #if SB_HAVE_FORK && defined(_OPENMP)
     pthread_atfork(NULL, NULL, sb_threads_after_fork_in_child);
 #endif
