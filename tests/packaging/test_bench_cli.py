@@ -217,6 +217,17 @@ def test_dask_report_times_every_block_with_an_a_a_pair():
     assert "A/A worst" in rows[3] and "/1t worst" in rows[0] and "/1t worst" in rows[1]
 
 
+def test_worker_threads_reports_what_a_dask_worker_runs_with():
+    """What the cluster rows print of each worker: OMP_NUM_THREADS as
+    distributed's nanny sets it, and our default, which follows it."""
+    code = ("from sigmoid_backward.bench import contention; "
+            "print(*contention.worker_threads())")
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True, timeout=120).stdout.split()
+    assert out == ["1", "1"]
+
+
 def test_help_names_the_command(capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(["bench", "--help"])

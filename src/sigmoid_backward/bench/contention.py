@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 from .. import sigmoid_backward
-from .._kernel import _kernels
+from .._kernel import _kernels, _threads
 from .timing import fmt_size, fmt_time, make_inputs
 
 ROUNDS = 5
@@ -229,6 +229,14 @@ def _row(load_name, policy, label, s):
 
 # ---- Dask -------------------------------------------------------------------
 
+def worker_threads():
+    """A process's OMP_NUM_THREADS (None: unset) and our default thread
+    count there: distributed's nanny sets OMP_NUM_THREADS=1 in its workers
+    (its ``distributed.nanny.pre-spawn-environ``), which our default
+    follows."""
+    return os.environ.get("OMP_NUM_THREADS"), _threads.get_num_threads()
+
+
 def _block_ours(g, y, adaptive=True, num_threads=None):
     _kernels.set_adaptive(adaptive)   # in a worker process too
     return sigmoid_backward(g, y, num_threads=num_threads)
@@ -271,8 +279,12 @@ def dask_report(n=100_000_000, chunk=1_000_000, count=ROUNDS, print_=print,
     def run(scheduler_kw):
         graphs = {k: da.map_blocks(f, g, y, dtype=np.float32).sum() for k, f in blocks.items()}
         times: dict[str, list[float]] = {k: [] for k in graphs}
-        for k in graphs:
-            graphs[k].compute(**scheduler_kw)   # warm-up
+        # Two warm-up passes: after one, a cluster's first timed round was
+        # still slow for whichever graphs it ran first (412 and 411 ms, the
+        # others 330-388), and the rotation always starts with ours.
+        for _ in range(2):
+            for k in graphs:
+                graphs[k].compute(**scheduler_kw)
         names = list(graphs)
         for r in range(count):
             j = r % len(names)
@@ -296,8 +308,13 @@ def dask_report(n=100_000_000, chunk=1_000_000, count=ROUNDS, print_=print,
             print_("dask distributed: not installed, skipped")
         else:
             with LocalCluster(n_workers=cpus, threads_per_worker=1, processes=True,
-                              dashboard_address=None) as cluster, Client(cluster):
+                              dashboard_address=None) as cluster, Client(cluster) as client:
                 results["distributed"] = run({})
+                seen = sorted(set(client.run(worker_threads).values()))
+            print_(f"  distributed: the workers' (OMP_NUM_THREADS, default threads): "
+                   f"{', '.join(map(str, seen))}"
+                   + ("; on one thread by default, every 'ours' row runs the same calls, "
+                      "and their spread is Dask's" if all(t == 1 for _, t in seen) else ""))
     for sched, times in results.items():
         one = np.array(times["ours 1 thread"])
         for k, v in times.items():
