@@ -318,8 +318,8 @@ cdef inline void _split(const Call* c, elem_t* out) noexcept nogil:
     On an idle machine each thread keeps its own part, call after call, so
     a call whose operands fit the cores' caches finds its part in its own
     core's: OpenMP's dynamic schedule, which hands out chunks in the order
-    threads ask, lost that, and a 1e5 float32 call took 1.4x its one-thread
-    time instead of 0.7x.  A chunk is at least CHUNK_SHARES times the share
+    threads ask, lost that, and a 1e5 float32 call took 1.2-1.4x its
+    one-thread time instead of 0.65x.  A chunk is at least CHUNK_SHARES times the share
     that pays for waking a thread (_thresholds.py), so a claim (an atomic
     add, and two clock reads when timed) costs well under 1% of it."""
     cdef Py_ssize_t total = c.rows * c.n, part, chunk, start, stop, p_start, p_stop
