@@ -18,7 +18,8 @@ BF16 = np.dtype(ml_dtypes.bfloat16)
 def _is_narrow(dt):
     """Stored in 16 bits or fewer, and computed in float32: float16 and
     ml_dtypes' floating types (bfloat16, float8)."""
-    # By name: ml_dtypes gives float8_e5m2 NumPy's kind 'f', the others 'V'.
+    # By name: ml_dtypes' types do not share one NumPy kind ('f' for some,
+    # 'V' for others).
     return dt == F16 or dt.type.__name__.startswith(("bfloat16", "float8"))
 
 

@@ -319,7 +319,7 @@ def tensor_from_array(arr, format=aclFormat.ACL_FORMAT_ND):
     span = 1 + sum((d - 1) * s for d, s in zip(arr.shape, stride, strict=True)) if arr.size else 0
     # As unsigned integers of the item's size where NumPy's stride tricks
     # cannot spell the dtype: as_strided rebuilds it from dtype.str, which
-    # is '<f1' for ml_dtypes' float8_e5m2.
+    # for some of ml_dtypes' types names another type ('<f1', or a void).
     raw = arr.view(f"u{size}") if arr.dtype.type.__module__ == "ml_dtypes" else arr
     storage = as_strided(raw, (span,), (size,)).view(arr.dtype)
     tensor = aclCreateTensor(arr.shape, data_type, stride, 0, format, [span], storage)
