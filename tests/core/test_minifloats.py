@@ -78,7 +78,7 @@ def portable_codes(g, y):
 def test_every_isa_gives_the_portable_loops_bits(dt, isa):
     """Bit for bit, NaN signs included (which same_bits leaves to the
     float32 arithmetic): the portable loops read the table the scalar loop
-    made, and avx512vbmi computes every result (_loops.h).  Odd lengths and
+    made, and avx512vbmi computes every result (_loops_vbmi.h).  Odd lengths and
     offsets for the masked last block."""
     g, y = every_pair(dt)
     cases = [(g, y)] + [(g[3:3 + n], y[5:5 + n]) for n in (1, 7, 63, 64, 65, 1000)]

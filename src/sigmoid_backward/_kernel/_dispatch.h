@@ -93,7 +93,7 @@ static inline int sb_isa_supported(int k)
 }
 
 /* Fill every ISA's table from its own loops and its bases', and the
- * one-byte dtypes' tables of results (_loops.h).  Once, at import, under
+ * one-byte dtypes' tables of results (_loops_table.h).  Once, at import, under
  * the GIL, before any kernel call. */
 static void sb_dispatch_init(void)
 {

@@ -100,7 +100,7 @@ def table_header(dtypes):
     out.append("\n\n" + "".join(defs) + "\n")
     tables = [d for d in narrow if d["vector"] == "table"]
     out.append("/* X(K, t, E, M, B, fn): the one-byte dtypes whose loops read sb_tables[t],\n"
-               " * the result of every (g, y) pair of codes (_loops.h), with their formats:\n"
+               " * the result of every (g, y) pair of codes (_loops_table.h), with their formats:\n"
                " * E, M, bias, and 1 if finite (fn). */\n#define SB_TABLE_DTYPES(X)"
                + "".join(f" \\\n    X({d['kind']}, {t}, {d['format'][0]}, {d['format'][1]}, "
                          f"{d['format'][2]}, {int(d['format'][3] == 'fn')})"
@@ -161,7 +161,7 @@ def isa_loops(dtypes):
                            + f"{{\n    sb_blocked(g, y, out, n, 2 * sizeof({c}), "
                              f"sizeof({v}) / sizeof({c}), {block}, {tail});\n}}\n")
             elif d["vector"] == "table":
-                # _loops.h's table loop, the same for every one-byte dtype.
+                # _loops_table.h's table loop, the same for every one-byte dtype.
                 out.append(fn + f"{{\n    sb_table_loop(sb_tables[{tables.index(d)}], g, y, out, "
                                 f"n);\n}}\n")
             elif d["vector"] is not None:
@@ -180,7 +180,7 @@ def isa_loops(dtypes):
                    + ", ".join(f"[SB_KIND_{d['kind']}] = sb_{d['kind']}_{isa}" for d in dtypes)
                    + "}\n")
     # The one-byte dtypes computed with AVX512-VBMI, -VBMI2 and GFNI
-    # (_loops.h); the other dtypes run their base's (avx512bf16) loops.
+    # (_loops_vbmi.h); the other dtypes run their base's (avx512bf16) loops.
     out.append("\n#if SB_HAVE_AVX512VBMI\n/* ---- avx512vbmi ---- */\n")
     for t, d in enumerate(tables):
         e, m, bias, special = d["format"]

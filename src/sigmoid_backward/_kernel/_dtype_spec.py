@@ -26,8 +26,8 @@ Each entry:
   hand-written vector conversions in ``_simd.h``; ``table`` (one-byte
   dtypes): every instruction set reads the result of each (g, y) pair of
   codes from a 65,536-entry table, which the scalar conversions' loop fills
-  at import (``_loops.h``), but ``avx512vbmi``, which computes them from the
-  format (AVX512-VBMI, -VBMI2 and GFNI, ``_loops.h``); or ``None``: the
+  at import (``_loops_table.h``), but ``avx512vbmi``, which computes them from the
+  format (AVX512-VBMI, -VBMI2 and GFNI, ``_loops_vbmi.h``); or ``None``: the
   scalar conversions, which the compiler vectorises for each instruction
   set;
 - ``xla``: XLA's name of the dtype, for the JAX target's FFI handler;
