@@ -11,7 +11,8 @@ output with it.
 The command lines are ``python -m sigmoid_backward golden`` and
 ``python -m sigmoid_backward compare`` (docs/golden.md).
 """
-from ._casefile import Case, Input, cases
+from ._case_types import Case, Input
+from ._casefile import cases
 from ._compare import CompareResult, compare
 from ._errors import CaseFileError, GoldenError
 from ._generate import generate

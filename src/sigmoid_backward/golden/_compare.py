@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from ._bits import number_json
-from ._casefile import check_tolerance
+from ._casefile_checks import check_tolerance
 from ._dtype_names import DTYPES, as_supported, name_of
 from ._errors import GoldenError
 from ._metrics import Chunk, Tally, Worst

@@ -32,7 +32,7 @@ from .._tools._paths import check_directory
 from ._atomic_write import Folder, Signals, WriteError
 from ._bits import inner_bounds, real_part_dtype, rounded
 from ._casefile import cases as read_cases
-from ._casefile import checked_case
+from ._casefile_checks import checked_case
 from ._dtype_names import name_of
 from ._errors import CaseFileError, GoldenError
 from ._files import ArrayFile, write_chunks

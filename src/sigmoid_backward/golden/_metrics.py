@@ -18,7 +18,8 @@ import math
 import numpy as np
 
 from ._bits import number_json, parts, ulp_distance
-from ._standards import combine, cosine
+from ._standards import combine
+from ._standards_msprobe import cosine
 
 MERE_EPS = 1e-7  # opbase's small value in |golden| + 1e-7
 
