@@ -110,6 +110,18 @@ def test_the_sdist_is_every_file_of_head_but_the_images():
     assert archived == {path for path in head if not _is_image(path)}
 
 
+
+MAX_SOURCE_LINES = 400   # docs/development.md, "Layout"
+
+
+def test_no_source_file_is_over_400_lines():
+    """One job per file: a file under src/ that outgrows 400 lines has taken
+    a second job, which gets a file of its own."""
+    tracked = _git("ls-files", "-z", "--", "src").decode().split("\0")
+    lines = {path: (ROOT / path).read_bytes().count(b"\n") for path in tracked if path}
+    assert lines, "git lists no file under src/"
+    assert {path: n for path, n in lines.items() if n > MAX_SOURCE_LINES} == {}
+
 # ---- the workflows -----------------------------------------------------------
 
 WORKFLOWS = ROOT / ".github" / "workflows"
