@@ -110,7 +110,6 @@ def test_the_sdist_is_every_file_of_head_but_the_images():
     assert archived == {path for path in head if not _is_image(path)}
 
 
-
 MAX_SOURCE_LINES = 400   # docs/development.md, "Layout"
 
 
@@ -121,6 +120,7 @@ def test_no_source_file_is_over_400_lines():
     lines = {path: (ROOT / path).read_bytes().count(b"\n") for path in tracked if path}
     assert lines, "git lists no file under src/"
     assert {path: n for path, n in lines.items() if n > MAX_SOURCE_LINES} == {}
+
 
 # ---- the workflows -----------------------------------------------------------
 

@@ -10,10 +10,10 @@
 // format exactly as for aten.sigmoid_backward, and the strides compute()
 // walks (0 for a broadcast operand).
 //
-// What stays in Python (sigmoid_backward/torch.py): the fake kernel, the
-// torch.func kernel (FuncTorchDynamicLayerFrontMode, active only under a
-// transform), and a second op, sigmoid_backward::_python_route, which has the
-// Python autograd kernel with forward mode.  The autograd kernel here sends
+// What stays in Python (_torch_registration.py, _torch_transforms.py): the
+// fake kernel, the torch.func kernel (FuncTorchDynamicLayerFrontMode, active
+// only under a transform), and a second op, sigmoid_backward::_python_route,
+// which has the Python autograd kernel with forward mode.  The autograd kernel here sends
 // a call whose inputs carry forward-mode tangents there: its node has no
 // forward mode, and skipping it for such a call would return a result
 // without tangent, that is zero tangents, silently.
@@ -21,7 +21,7 @@
 // the Python route's, so that their messages and types are the package's.
 //
 // This is a Python extension module that must be imported after torch; it
-// is tied to the torch it was built against (sigmoid_backward/torch.py
+// is tied to the torch it was built against (_torch_registration.py
 // compares the versions before importing it).
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -69,7 +69,7 @@ int KindOf(c10::ScalarType dtype) {
 
 using OpSignature = at::Tensor(const at::Tensor&, const at::Tensor&);
 
-// The Python registration (torch.py), for the calls this file leaves to it.
+// The Python registration (_torch_registration.py), for the calls this file leaves to it.
 at::Tensor PythonRoute(const at::Tensor& grad_output, const at::Tensor& output) {
   static const auto op = c10::Dispatcher::singleton()
                              .findSchemaOrThrow("sigmoid_backward::_python_route", "")
@@ -127,8 +127,8 @@ at::Tensor SigmoidBackwardCpu(const at::Tensor& grad_output, const at::Tensor& o
 }
 
 // The op's node in autograd's graph, with aten's derivatives
-// (derivatives.yaml) term for term, as the Python Function in torch.py has
-// them.  A Node of its own, as PyTorch's generated ones are, rather than a
+// (derivatives.yaml) term for term, as the Python Function in _torch_transforms.py
+// has them.  A Node of its own, as PyTorch's generated ones are, rather than a
 // torch::autograd::Function, whose apply and backward cost about 2 us more
 // a call (it binds a context, checks views and marks outputs).
 struct SigmoidBackwardBackward : public torch::autograd::Node {

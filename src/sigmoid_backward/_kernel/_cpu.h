@@ -37,7 +37,7 @@
 #  endif
 /* AVX512-VBMI, -VBMI2 and GFNI intrinsics arrived in GCC 8 and clang 6,
  * before AVX512-BF16's: the ISA that uses them (the one-byte dtypes'
- * computed loops, _loops.h) builds on avx512bf16 (_dispatch.h). */
+ * computed loops, _loops_vbmi.h) builds on avx512bf16 (_dispatch.h). */
 #  if SB_HAVE_AVX512BF16
 #    define SB_HAVE_AVX512VBMI 1
 #    define SB_AVX512VBMI __attribute__((target( \

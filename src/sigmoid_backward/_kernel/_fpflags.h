@@ -13,7 +13,7 @@
  * encountered in cast" warnings still work).
  *
  * The one-byte dtypes' tables are made in the default environment
- * (sb_fpenv_default, _loops.h), whatever the importing thread had set.
+ * (sb_fpenv_default, _loops_table.h), whatever the importing thread had set.
  */
 #ifndef SIGMOID_BACKWARD_FPFLAGS_H
 #define SIGMOID_BACKWARD_FPFLAGS_H

@@ -372,7 +372,7 @@ cdef inline void _split(const Call* c, elem_t* out) noexcept nogil:
 
 
 cdef inline void run(void* arg) noexcept nogil:
-    """The call, on the calling thread or the fork helper (_threads.h): the
+    """The call, on the calling thread or the fork helper (_threads_fork.h): the
     fused kernel for the compute dtype's storage."""
     cdef const Call* c = <const Call*>arg
     cdef int storage = sb_kind_storage[c.kind]
