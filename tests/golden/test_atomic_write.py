@@ -253,7 +253,10 @@ for name in ("SIGTERM", "SIGHUP"):
 """
 
 # Runs the command with a save that writes half a file, says so on stdout,
-# and then waits to be signalled (as a 200 MB write would be, mid-way).
+# and then waits to be signalled (as a 200 MB write would be, mid-way), in
+# short sleeps: a signal that lands just before a sleep's system call starts
+# (or on another thread) waits for that call to return before CPython runs
+# its Python handler.
 SLOW_WRITER = DEFAULT_SIGNALS + """
 import sys, time
 import numpy as np
@@ -262,7 +265,8 @@ def half_then_wait(f, arr, **kwargs):
     f.write(b"\\x93NUMPY half")
     f.flush()
     print("writing", flush=True)
-    time.sleep(60)
+    for _ in range(600):
+        time.sleep(0.1)
 np.save = half_then_wait
 sys.exit(_cli_golden.main(sys.argv[1:]))
 """

@@ -122,6 +122,11 @@ def test_usage_errors(capsys, args, message):
 
 
 # A run that finishes its first case, says so, then waits to be signalled.
+# It waits in short sleeps: a signal that lands just before a sleep's system
+# call starts (or on another thread) does not cut that call short, and
+# CPython runs the Python handler only once it returns.  Real work returns to
+# the interpreter often; one 60 s sleep did not, and a loaded CI machine
+# once hit that window.
 SLOW_CASES = """
 import signal, sys, time
 signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -131,7 +136,8 @@ real = _generate.generate_case
 def first_then_wait(*args, **kwargs):
     entry = real(*args, **kwargs)
     print("one case", flush=True)
-    time.sleep(60)
+    for _ in range(600):
+        time.sleep(0.1)
     return entry
 _generate.generate_case = first_then_wait
 sys.exit(main(sys.argv[1:]))
