@@ -97,7 +97,9 @@ def sigmoid_backward(grad_output, output):
         layouts other than strided (sparse, ...): use
         ``torch.ops.aten.sigmoid_backward`` there.
     """
-    return _OP(grad_output, output)
+    if _is_compiling():
+        return _OP(grad_output, output)   # an op Dynamo traces (_OP_CALL is C)
+    return _OP_CALL(grad_output, output)
 
 
 class _Sigmoid(torch.autograd.Function):
@@ -159,7 +161,7 @@ def sigmoid(x):
     torch.Tensor
         ``torch.sigmoid(x)``.
     """
-    if torch.compiler.is_compiling():
+    if _is_compiling():
         # Dynamo stops at an autograd.Function that defines jvp ("Unsupported
         # custom jvp"); without it, it traces forward and backward.
         return _Sigmoid.apply(x)
@@ -168,10 +170,17 @@ def sigmoid(x):
     return _SigmoidForwardMode.apply(x)
 
 
-# The function's calls on two CPU tensors take the native op too.
+# Dynamo knows this function by identity (it is True while tracing); a
+# module global is one attribute lookup less a call than torch.compiler's.
+_is_compiling = torch.compiler.is_compiling
+
+
+# The op called as torch's own bindings call theirs (_torch_op.cc), natively;
+# the function's calls on two CPU tensors take it too.
+_OP_CALL = _OP
 if _NATIVE is not None:
-    # OpOverload.__call__ only calls its _op: the builtin itself, a frame less.
-    _function_module._use_tensor_op(torch.Tensor, getattr(_OP, "_op", _OP),
+    _OP_CALL = _NATIVE.sigmoid_backward
+    _function_module._use_tensor_op(torch.Tensor, _OP_CALL,
                                     torch._C._are_functorch_transforms_active, forward_ad)
 
 # The native route's sigmoid op (torch.ops.sigmoid_backward.sigmoid): its
@@ -181,7 +190,8 @@ if _NATIVE is not None:
 _SIGMOID_OP = None
 if _NATIVE is not None:
     _NATIVE_SIGMOID = torch.ops.sigmoid_backward.sigmoid.default
-    _SIGMOID_OP = _NATIVE_SIGMOID
+    # The op called as torch.sigmoid's binding calls its own (_torch_op.cc).
+    _SIGMOID_OP = _NATIVE.sigmoid
 
     torch.library.register_fake(_NATIVE_SIGMOID, _torch_registration._sigmoid_fake, lib=_LIB)
 

@@ -678,3 +678,59 @@ def test_forward_mode_through_sigmoid_gives_torch_sigmoids_tangent(dtype, kernel
     assert torch.equal(results[0][0], results[1][0])
     assert torch.equal(results[0][1], results[1][1])
     assert kernel_calls()[0] == 1
+
+
+class _Recorded(torch.Tensor):
+    """A tensor subclass whose __torch_function__ records what it sees."""
+    seen = []
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        cls.seen.append(func)
+        return super().__torch_function__(func, types, args, kwargs or {})
+
+
+class _Mode(torch.overrides.TorchFunctionMode):
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.seen.append(func)
+        return func(*args, **(kwargs or {}))
+
+
+_EAGER_ENTRIES = {   # ours, and the torch function that gives its values
+    "sigmoid": (lambda *a: sbt.sigmoid(*a), torch.sigmoid, 1),
+    "sigmoid_backward": (lambda *a: sbt.sigmoid_backward(*a), ATEN, 2),
+}
+
+
+@pytest.mark.parametrize("name", _EAGER_ENTRIES)
+def test_eager_calls_go_through_torch_function_as_torchs_own_do(name):
+    """The native route's eager calls go to the dispatcher directly for plain
+    tensors and Parameters; a subclass's __torch_function__ and a
+    TorchFunctionMode still see the call, as they see torch's own ops'."""
+    ours, theirs, arity = _EAGER_ENTRIES[name]
+    args = _pair("float32")[:arity]
+    expected = theirs(*args)
+    _Recorded.seen = []
+    result = ours(*(a.as_subclass(_Recorded) for a in args))
+    assert _Recorded.seen and type(result) is _Recorded
+    assert torch.equal(result.as_subclass(torch.Tensor), expected)
+    with _Mode() as mode:
+        assert torch.equal(ours(*args), expected)
+    assert mode.seen
+    params = [torch.nn.Parameter(a.clone()) for a in args]
+    references = [a.clone().requires_grad_(True) for a in args]
+    ours(*params).sum().backward()
+    theirs(*references).sum().backward()
+    for param, reference in zip(params, references, strict=True):
+        assert torch.equal(param.grad, reference.grad)
+
+
+@pytest.mark.parametrize("name", _EAGER_ENTRIES)
+def test_eager_calls_refuse_what_is_not_a_tensor(name):
+    ours, _, arity = _EAGER_ENTRIES[name]
+    with pytest.raises((TypeError, RuntimeError)):
+        ours(*[[0.5]] * arity)

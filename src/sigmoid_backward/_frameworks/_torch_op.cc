@@ -30,6 +30,7 @@
 #include <ATen/TensorIterator.h>
 #include <ATen/native/TypeProperties.h>
 #include <ATen/ops/sigmoid_cpu_dispatch.h>
+#include <ATen/PythonTorchFunctionTLS.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/sigmoid.h>
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -39,7 +40,10 @@
 #include <torch/csrc/autograd/saved_variable.h>
 #include <torch/csrc/autograd/forward_grad.h>
 #include <torch/csrc/autograd/variable.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/autograd/python_variable.h>
 #include <torch/library.h>
+#include <pybind11/pybind11.h>
 
 #include <atomic>
 #include <mutex>
@@ -298,12 +302,82 @@ TORCH_LIBRARY_IMPL(sigmoid_backward, Autograd, m) {
 
 namespace {
 
+// ---- The Python entry points of sigmoid_backward.torch's eager calls. ----
+// sigmoid(x), sigmoid_backward(g, y) and the generic function on two
+// tensors call the ops as torch.sigmoid's own binding calls its op: the
+// tensors straight to the dispatcher, unboxed, without the GIL, when torch
+// would run no __torch_function__ (every argument a plain tensor or
+// Parameter, no TorchFunctionMode).  Anything else takes the op's Python
+// object, which runs __torch_function__ first.  Through that object
+// (OpOverload.__call__, torch.ops' boxed call) a 64 x 64 float32 sigmoid
+// cost about 450 ns more than nn.Sigmoid's, and a 1e3 op call 0.2 us more
+// than aten's.
+
+bool Direct(PyObject* const* args, Py_ssize_t n) {
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (!THPVariable_CheckExact(args[i])) return false;
+  }
+  return !at::impl::torch_function_mode_enabled();
+}
+
+// torch.ops.sigmoid_backward.<name>.default(*args), the op found once.
+PyObject* CallOpObject(const char* name, PyObject** op, PyObject* const* args, Py_ssize_t n) {
+  if (*op == nullptr) {
+    PyObject* found = PyImport_ImportModule("torch");
+    for (const char* attr : {"ops", "sigmoid_backward", name, "default"}) {
+      if (found == nullptr) return nullptr;
+      PyObject* next = PyObject_GetAttrString(found, attr);
+      Py_DECREF(found);
+      found = next;
+    }
+    if (found == nullptr) return nullptr;
+    *op = found;   // kept for the process's life, as torch.ops keeps it
+  }
+  return PyObject_Vectorcall(*op, args, n, nullptr);
+}
+
+PyObject* SigmoidEntry(PyObject*, PyObject* x) {
+  HANDLE_TH_ERRORS
+  static PyObject* op = nullptr;
+  if (!Direct(&x, 1)) return CallOpObject("sigmoid", &op, &x, 1);
+  at::Tensor result;
+  {
+    pybind11::gil_scoped_release no_gil;
+    result = SigmoidOp().call(THPVariable_Unpack(x));
+  }
+  return THPVariable_Wrap(std::move(result));
+  END_HANDLE_TH_ERRORS
+}
+
+PyObject* SigmoidBackwardEntry(PyObject*, PyObject* const* args, Py_ssize_t n) {
+  HANDLE_TH_ERRORS
+  static PyObject* op = nullptr;
+  if (n != 2) {
+    PyErr_Format(PyExc_TypeError, "sigmoid_backward() takes 2 arguments (%zd given)", n);
+    return nullptr;
+  }
+  if (!Direct(args, n)) return CallOpObject("sigmoid_backward", &op, args, n);
+  at::Tensor result;
+  {
+    pybind11::gil_scoped_release no_gil;
+    result = Op().call(THPVariable_Unpack(args[0]), THPVariable_Unpack(args[1]));
+  }
+  return THPVariable_Wrap(std::move(result));
+  END_HANDLE_TH_ERRORS
+}
+
 PyObject* KernelCounts(PyObject*, PyObject*) {
   return Py_BuildValue("(LL)", static_cast<long long>(kernel_calls.load()),
                        static_cast<long long>(kernel_elements.load()));
 }
 
 PyMethodDef kMethods[] = {
+    {"sigmoid", SigmoidEntry, METH_O,
+     "torch.ops.sigmoid_backward.sigmoid(x), called as torch.sigmoid's binding calls its op."},
+    {"sigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(
+                             SigmoidBackwardEntry)),
+     METH_FASTCALL,
+     "torch.ops.sigmoid_backward.sigmoid_backward(g, y), called the same way."},
     {"kernel_counts", KernelCounts, METH_NOARGS,
      "(calls, elements): the native CPU kernel's calls so far, and their elements."},
     {nullptr, nullptr, 0, nullptr},
