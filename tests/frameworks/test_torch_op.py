@@ -306,10 +306,11 @@ def test_a_process_that_compiled_before_gets_the_decomposition():
 @pytest.mark.parametrize("dtype", [dtype for dtype in DTYPES if _aten_computes(dtype)])
 def test_inductor_fuses_atens_op_in_place_of_ours(dtype):
     g, y = _pair(dtype, shape=(64,))
-    ours, codes = _compiled(torch.compile(lambda g, y: OP(g, y) * 2, fullgraph=True), g, y)
     theirs, _ = _compiled(torch.compile(lambda g, y: ATEN(g, y) * 2, fullgraph=True), g, y)
-    assert not _calls_our_ops(codes), codes
-    assert_same(tensor_values(ours), tensor_values(theirs))
+    for op in (OP, sbt.sigmoid_backward):   # the op, and the module's function
+        ours, codes = _compiled(torch.compile(lambda g, y: op(g, y) * 2, fullgraph=True), g, y)
+        assert not _calls_our_ops(codes), codes
+        assert_same(tensor_values(ours), tensor_values(theirs))
 
 
 @pytest.mark.parametrize("dtype", [dtype for dtype in DTYPES if not _aten_computes(dtype)])
