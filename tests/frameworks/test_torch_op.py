@@ -308,7 +308,8 @@ def test_inductor_fuses_atens_op_in_place_of_ours(dtype):
     g, y = _pair(dtype, shape=(64,))
     theirs, _ = _compiled(torch.compile(lambda g, y: ATEN(g, y) * 2, fullgraph=True), g, y)
     for op in (OP, sbt.sigmoid_backward):   # the op, and the module's function
-        ours, codes = _compiled(torch.compile(lambda g, y: op(g, y) * 2, fullgraph=True), g, y)
+        doubled = torch.compile(lambda g, y, op=op: op(g, y) * 2, fullgraph=True)
+        ours, codes = _compiled(doubled, g, y)
         assert not _calls_our_ops(codes), codes
         assert_same(tensor_values(ours), tensor_values(theirs))
 
