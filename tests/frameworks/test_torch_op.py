@@ -721,8 +721,11 @@ def test_eager_calls_go_through_torch_function_as_torchs_own_do(name):
     assert _Recorded.seen and type(result) is _Recorded
     assert torch.equal(result.as_subclass(torch.Tensor), expected)
     with _Mode() as mode:
-        assert torch.equal(ours(*args), expected)
-    assert mode.seen
+        result = ours(*args)
+    assert mode.seen and torch.equal(result, expected)
+    if sbt._NATIVE is not None:   # the call itself, not only the ops inside it
+        op = getattr(torch.ops.sigmoid_backward, name).default
+        assert _Recorded.seen[0] is op and mode.seen[0] is op
     params = [torch.nn.Parameter(a.clone()) for a in args]
     references = [a.clone().requires_grad_(True) for a in args]
     ours(*params).sum().backward()
@@ -736,3 +739,25 @@ def test_eager_calls_refuse_what_is_not_a_tensor(name):
     ours, _, arity = _EAGER_ENTRIES[name]
     with pytest.raises((TypeError, RuntimeError)):
         ours(*[[0.5]] * arity)
+
+
+@pytest.mark.skipif(sbt._NATIVE is None, reason="the native route's entry points")
+@pytest.mark.parametrize("name", _EAGER_ENTRIES)
+def test_plain_tensors_skip_the_op_objects_python(name):
+    """Plain tensors go from the module's function to the dispatcher: no
+    OpOverload.__call__ (the op object's Python) runs; a subclass's call
+    takes it, which shows the probe sees it."""
+    ours, _, arity = _EAGER_ENTRIES[name]
+    args = _pair("float32")[:arity]
+
+    def entered(inputs):
+        names = []
+        sys.setprofile(lambda frame, event, _: event == "call" and names.append(
+            (frame.f_code.co_name, frame.f_globals.get("__name__"))))
+        try:
+            ours(*inputs)
+        finally:
+            sys.setprofile(None)
+        return names
+    assert ("__call__", "torch._ops") not in entered(args)
+    assert ("__call__", "torch._ops") in entered([a.as_subclass(_Recorded) for a in args])

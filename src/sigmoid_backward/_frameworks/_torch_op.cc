@@ -113,8 +113,8 @@ c10::ScalarType ResultType(const at::Tensor& a, const at::Tensor& b) {
 // kernel builds it: the operands borrowed, and the result allocated on the
 // CPU directly (at::detail::empty_*_cpu), where TensorIterator's at::empty
 // goes through the dispatcher.  Counted by callgrind (a 1e3 float32 call):
-// those two dispatches (at::empty, at::result_type) and the owned operands
-// were about half of the 2,500 instructions a call the op took beyond aten's.
+// without those two dispatches (at::empty, at::result_type) and the owned
+// operands, the op took 1,150 instructions a call beyond aten's, not 2,390.
 struct CpuIterator final : at::TensorIteratorBase {
   at::Tensor result;
 
@@ -142,7 +142,7 @@ at::Tensor SigmoidBackwardCpu(const at::Tensor& grad_output, const at::Tensor& o
   iter.build_borrowing_binary_op(iter.result, grad_output, output);
   kernel_calls.fetch_add(1, std::memory_order_relaxed);
   kernel_elements.fetch_add(iter.numel(), std::memory_order_relaxed);
-  if (iter.numel() == 0) return iter.result;
+  if (iter.numel() == 0) return std::move(iter.result);
   const auto kind = static_cast<sb_kind>(KindOf(iter.dtype(0)));
   const auto g_kind = static_cast<sb_kind>(KindOf(iter.dtype(1)));
   const auto y_kind = static_cast<sb_kind>(KindOf(iter.dtype(2)));
@@ -157,7 +157,7 @@ at::Tensor SigmoidBackwardCpu(const at::Tensor& grad_output, const at::Tensor& o
                         0);
       },
       {0, iter.numel()});
-  return iter.result;
+  return std::move(iter.result);
 }
 
 // The op's node in autograd's graph, with aten's derivatives
@@ -231,7 +231,8 @@ const c10::TypedOperatorHandle<at::Tensor(const at::Tensor&)>& SigmoidOp() {
 }
 
 // aten's CPU kernel itself (at::cpu::), not at::sigmoid: that would be a
-// second trip through the dispatcher, on the way to the same kernel.
+// second trip through the dispatcher, on the way to the same kernel.  (So a
+// profile shows sigmoid_backward::sigmoid, with no aten::sigmoid inside.)
 at::Tensor SigmoidCpu(const at::Tensor& x) { return at::cpu::sigmoid(x); }
 
 // aten's derivative of sigmoid (derivatives.yaml: sigmoid_backward(grad,
@@ -313,11 +314,14 @@ namespace {
 // cost about 450 ns more than nn.Sigmoid's, and a 1e3 op call 0.2 us more
 // than aten's.
 
+// (A pending "skip the next __torch_function__", which torch.overrides sets
+// to redispatch, is left for the op object's call to consume.)
 bool Direct(PyObject* const* args, Py_ssize_t n) {
   for (Py_ssize_t i = 0; i < n; ++i) {
     if (!THPVariable_CheckExact(args[i])) return false;
   }
-  return !at::impl::torch_function_mode_enabled();
+  return !at::impl::torch_function_mode_enabled() &&
+         !at::impl::PythonTorchFunctionTLS::peek_skip_next();
 }
 
 // torch.ops.sigmoid_backward.<name>.default(*args), the op found once.
@@ -340,10 +344,13 @@ PyObject* SigmoidEntry(PyObject*, PyObject* x) {
   HANDLE_TH_ERRORS
   static PyObject* op = nullptr;
   if (!Direct(&x, 1)) return CallOpObject("sigmoid", &op, &x, 1);
+  // Owned before the GIL goes, as torch's bindings hold theirs: another
+  // thread may then swap the Python tensor's contents (swap_tensors).
+  const at::Tensor input = THPVariable_Unpack(x);
   at::Tensor result;
   {
     pybind11::gil_scoped_release no_gil;
-    result = SigmoidOp().call(THPVariable_Unpack(x));
+    result = SigmoidOp().call(input);
   }
   return THPVariable_Wrap(std::move(result));
   END_HANDLE_TH_ERRORS
@@ -357,10 +364,11 @@ PyObject* SigmoidBackwardEntry(PyObject*, PyObject* const* args, Py_ssize_t n) {
     return nullptr;
   }
   if (!Direct(args, n)) return CallOpObject("sigmoid_backward", &op, args, n);
+  const at::Tensor grad_output = THPVariable_Unpack(args[0]), output = THPVariable_Unpack(args[1]);
   at::Tensor result;
   {
     pybind11::gil_scoped_release no_gil;
-    result = Op().call(THPVariable_Unpack(args[0]), THPVariable_Unpack(args[1]));
+    result = Op().call(grad_output, output);
   }
   return THPVariable_Wrap(std::move(result));
   END_HANDLE_TH_ERRORS
