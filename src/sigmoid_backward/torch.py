@@ -175,7 +175,7 @@ def sigmoid(x):
 _is_compiling = torch.compiler.is_compiling
 
 
-# The op called as torch's own bindings call theirs (_torch_op.cc), natively;
+# The op called as torch's own bindings call theirs (_torch_op_module.cc), natively;
 # the function's calls on two CPU tensors take it too.
 _OP_CALL = _OP
 if _NATIVE is not None:
@@ -190,7 +190,7 @@ if _NATIVE is not None:
 _SIGMOID_OP = None
 if _NATIVE is not None:
     _NATIVE_SIGMOID = torch.ops.sigmoid_backward.sigmoid.default
-    # The op called as torch.sigmoid's binding calls its own (_torch_op.cc).
+    # The op called as torch.sigmoid's binding calls its own (_torch_op_module.cc).
     _SIGMOID_OP = _NATIVE.sigmoid
 
     torch.library.register_fake(_NATIVE_SIGMOID, _torch_registration._sigmoid_fake, lib=_LIB)

@@ -20,8 +20,10 @@
 // Errors (dtypes the kernels lack, shapes that do not broadcast) are also
 // the Python route's, so that their messages and types are the package's.
 //
-// This is a Python extension module that must be imported after torch; it
-// is tied to the torch it was built against (_torch_registration.py
+// The extension module's Python side, and the entry points through which
+// sigmoid_backward.torch calls these ops, are _torch_op_module.cc's; what the
+// two files share, _torch_op.h.  The module must be imported after torch;
+// it is tied to the torch it was built against (_torch_registration.py
 // compares the versions before importing it).
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -30,9 +32,7 @@
 #include <ATen/TensorIterator.h>
 #include <ATen/native/TypeProperties.h>
 #include <ATen/ops/sigmoid_cpu_dispatch.h>
-#include <ATen/PythonTorchFunctionTLS.h>
 #include <ATen/core/Tensor.h>
-#include <ATen/ops/sigmoid.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/GradMode.h>
 #include <torch/csrc/autograd/function.h>
@@ -40,10 +40,7 @@
 #include <torch/csrc/autograd/saved_variable.h>
 #include <torch/csrc/autograd/forward_grad.h>
 #include <torch/csrc/autograd/variable.h>
-#include <torch/csrc/Exceptions.h>
-#include <torch/csrc/autograd/python_variable.h>
 #include <torch/library.h>
-#include <pybind11/pybind11.h>
 
 #include <atomic>
 #include <mutex>
@@ -52,6 +49,7 @@
 
 #include "_dtypes.h"
 #include "_kernels_capi.h"
+#include "_torch_op.h"
 
 namespace {
 
@@ -61,6 +59,39 @@ sb_capi::ComputeRowsFn sb_compute_rows = nullptr;   // _kernels.compute_rows (_k
 // The kernel's calls and the elements they computed, for the tests that
 // show eager calls ran this kernel (kernel_counts()).
 std::atomic<int64_t> kernel_calls{0}, kernel_elements{0};
+
+}  // namespace
+
+namespace sb_torch {
+
+bool ImportKernels() {
+  sb_compute_rows = sb_capi::ImportComputeRows("sigmoid_backward._frameworks._torch_op");
+  return sb_compute_rows != nullptr;
+}
+
+std::pair<int64_t, int64_t> KernelCounts() { return {kernel_calls.load(), kernel_elements.load()}; }
+
+const c10::TypedOperatorHandle<OpSignature>& Op() {
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("sigmoid_backward::sigmoid_backward", "")
+                             .typed<OpSignature>();
+  return op;
+}
+
+const c10::TypedOperatorHandle<SigmoidSignature>& SigmoidOp() {
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("sigmoid_backward::sigmoid", "")
+                             .typed<SigmoidSignature>();
+  return op;
+}
+
+}  // namespace sb_torch
+
+namespace {
+
+using sb_torch::Op;
+using sb_torch::OpSignature;
+using sb_torch::SigmoidOp;
 
 // The kind of a torch dtype, from the table (_dtype_spec.py's "torch"); -1 for
 // one the kernels lack.
@@ -74,21 +105,12 @@ int KindOf(c10::ScalarType dtype) {
   }
 }
 
-using OpSignature = at::Tensor(const at::Tensor&, const at::Tensor&);
-
 // The Python registration (_torch_registration.py), for the calls this file leaves to it.
 at::Tensor PythonRoute(const at::Tensor& grad_output, const at::Tensor& output) {
   static const auto op = c10::Dispatcher::singleton()
                              .findSchemaOrThrow("sigmoid_backward::_python_route", "")
                              .typed<OpSignature>();
   return op.call(grad_output, output);
-}
-
-const c10::TypedOperatorHandle<OpSignature>& Op() {
-  static const auto op = c10::Dispatcher::singleton()
-                             .findSchemaOrThrow("sigmoid_backward::sigmoid_backward", "")
-                             .typed<OpSignature>();
-  return op;
 }
 
 // Whether the shapes broadcast together (aten's rule), without allocating.
@@ -223,13 +245,6 @@ at::Tensor SigmoidBackwardAutograd(c10::DispatchKeySet keys, const at::Tensor& g
 // sigmoid_backward.torch.Sigmoid's forward, so that a model's training step
 // enters no Python for its sigmoids either.
 
-const c10::TypedOperatorHandle<at::Tensor(const at::Tensor&)>& SigmoidOp() {
-  static const auto op = c10::Dispatcher::singleton()
-                             .findSchemaOrThrow("sigmoid_backward::sigmoid", "")
-                             .typed<at::Tensor(const at::Tensor&)>();
-  return op;
-}
-
 // aten's CPU kernel itself (at::cpu::), not at::sigmoid: that would be a
 // second trip through the dispatcher, on the way to the same kernel.  (So a
 // profile shows sigmoid_backward::sigmoid, with no aten::sigmoid inside.)
@@ -299,106 +314,4 @@ TORCH_LIBRARY_IMPL(sigmoid_backward, CPU, m) {
 TORCH_LIBRARY_IMPL(sigmoid_backward, Autograd, m) {
   m.impl("sigmoid_backward", &SigmoidBackwardAutograd);
   m.impl("sigmoid", &SigmoidAutograd);
-}
-
-namespace {
-
-// ---- The Python entry points of sigmoid_backward.torch's eager calls. ----
-// sigmoid(x), sigmoid_backward(g, y) and the generic function on two
-// tensors call the ops as torch.sigmoid's own binding calls its op: the
-// tensors straight to the dispatcher, unboxed, without the GIL, when torch
-// would run no __torch_function__ (every argument a plain tensor or
-// Parameter, no TorchFunctionMode).  Anything else takes the op's Python
-// object, which runs __torch_function__ first.  Through that object
-// (OpOverload.__call__, torch.ops' boxed call) a 64 x 64 float32 sigmoid
-// cost about 450 ns more than nn.Sigmoid's, and a 1e3 op call 0.2 us more
-// than aten's.
-
-// (A pending "skip the next __torch_function__", which torch.overrides sets
-// to redispatch, is left for the op object's call to consume.)
-bool Direct(PyObject* const* args, Py_ssize_t n) {
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    if (!THPVariable_CheckExact(args[i])) return false;
-  }
-  return !at::impl::torch_function_mode_enabled() &&
-         !at::impl::PythonTorchFunctionTLS::peek_skip_next();
-}
-
-// torch.ops.sigmoid_backward.<name>.default(*args), the op found once.
-PyObject* CallOpObject(const char* name, PyObject** op, PyObject* const* args, Py_ssize_t n) {
-  if (*op == nullptr) {
-    PyObject* found = PyImport_ImportModule("torch");
-    for (const char* attr : {"ops", "sigmoid_backward", name, "default"}) {
-      if (found == nullptr) return nullptr;
-      PyObject* next = PyObject_GetAttrString(found, attr);
-      Py_DECREF(found);
-      found = next;
-    }
-    if (found == nullptr) return nullptr;
-    *op = found;   // kept for the process's life, as torch.ops keeps it
-  }
-  return PyObject_Vectorcall(*op, args, n, nullptr);
-}
-
-PyObject* SigmoidEntry(PyObject*, PyObject* x) {
-  HANDLE_TH_ERRORS
-  static PyObject* op = nullptr;
-  if (!Direct(&x, 1)) return CallOpObject("sigmoid", &op, &x, 1);
-  // Owned before the GIL goes, as torch's bindings hold theirs: another
-  // thread may then swap the Python tensor's contents (swap_tensors).
-  const at::Tensor input = THPVariable_Unpack(x);
-  at::Tensor result;
-  {
-    pybind11::gil_scoped_release no_gil;
-    result = SigmoidOp().call(input);
-  }
-  return THPVariable_Wrap(std::move(result));
-  END_HANDLE_TH_ERRORS
-}
-
-PyObject* SigmoidBackwardEntry(PyObject*, PyObject* const* args, Py_ssize_t n) {
-  HANDLE_TH_ERRORS
-  static PyObject* op = nullptr;
-  if (n != 2) {
-    PyErr_Format(PyExc_TypeError, "sigmoid_backward() takes 2 arguments (%zd given)", n);
-    return nullptr;
-  }
-  if (!Direct(args, n)) return CallOpObject("sigmoid_backward", &op, args, n);
-  const at::Tensor grad_output = THPVariable_Unpack(args[0]), output = THPVariable_Unpack(args[1]);
-  at::Tensor result;
-  {
-    pybind11::gil_scoped_release no_gil;
-    result = Op().call(grad_output, output);
-  }
-  return THPVariable_Wrap(std::move(result));
-  END_HANDLE_TH_ERRORS
-}
-
-PyObject* KernelCounts(PyObject*, PyObject*) {
-  return Py_BuildValue("(LL)", static_cast<long long>(kernel_calls.load()),
-                       static_cast<long long>(kernel_elements.load()));
-}
-
-PyMethodDef kMethods[] = {
-    {"sigmoid", SigmoidEntry, METH_O,
-     "torch.ops.sigmoid_backward.sigmoid(x), called as torch.sigmoid's binding calls its op."},
-    {"sigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(
-                             SigmoidBackwardEntry)),
-     METH_FASTCALL,
-     "torch.ops.sigmoid_backward.sigmoid_backward(g, y), called the same way."},
-    {"kernel_counts", KernelCounts, METH_NOARGS,
-     "(calls, elements): the native CPU kernel's calls so far, and their elements."},
-    {nullptr, nullptr, 0, nullptr},
-};
-
-PyModuleDef kModule = {PyModuleDef_HEAD_INIT, "_torch_op",
-                       "The native sigmoid_backward op's registration with PyTorch.", -1,
-                       kMethods};
-
-}  // namespace
-
-PyMODINIT_FUNC PyInit__torch_op(void) {
-  sb_compute_rows = sb_capi::ImportComputeRows("sigmoid_backward._frameworks._torch_op");
-  if (sb_compute_rows == nullptr) return nullptr;
-  return PyModule_Create(&kModule);
 }
