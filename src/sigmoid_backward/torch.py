@@ -38,7 +38,6 @@ from torch.autograd import forward_ad
 
 from ._frameworks import _torch_inductor, _torch_registration, _torch_transforms
 from ._frameworks._torch_registration import _load_native
-from ._frameworks._torch_transforms import _FUNCTORCH
 from ._numpy import _function as _function_module
 
 __all__ = ["sigmoid_backward", "sigmoid", "Sigmoid", "replace_sigmoid", "ROUTE"]
@@ -53,7 +52,7 @@ _NATIVE, ROUTE = _load_native()
 # (_torch_transforms).  _LIB holds every Python registration.
 _LIB, _ROUTE_NAME, _OP, _ROUTE_OP = _torch_registration.register(_NATIVE)
 _torch_inductor.register(_OP, _ROUTE_OP, _NATIVE)
-_torch_transforms.register(_LIB, _ROUTE_NAME, _OP, _ROUTE_OP)
+_torch_transforms.register(_LIB, _ROUTE_NAME, _OP, _ROUTE_OP, _NATIVE)
 
 
 def sigmoid_backward(grad_output, output):
@@ -184,9 +183,9 @@ if _NATIVE is not None:
                                     torch._C._are_functorch_transforms_active, forward_ad)
 
 # The native route's sigmoid op (torch.ops.sigmoid_backward.sigmoid): its
-# CPU and autograd kernels (forward mode included) are C++; its fake kernel
-# (_torch_registration's) and its kernel under torch.func's transforms, the
-# Function above, are Python.
+# CPU and autograd kernels (forward mode included) and its vmap rule are
+# C++; its fake kernel (_torch_registration's) and its kernel under
+# torch.func's other transforms, the Function above, are Python.
 _SIGMOID_OP = None
 if _NATIVE is not None:
     _NATIVE_SIGMOID = torch.ops.sigmoid_backward.sigmoid.default
@@ -194,14 +193,8 @@ if _NATIVE is not None:
     _SIGMOID_OP = _NATIVE.sigmoid
 
     torch.library.register_fake(_NATIVE_SIGMOID, _torch_registration._sigmoid_fake, lib=_LIB)
-
-    def _sigmoid_transforms(keyset, x):
-        if not torch._C._are_functorch_transforms_active():
-            return _NATIVE_SIGMOID.redispatch(keyset.remove(_FUNCTORCH), x)
-        return _SigmoidForwardMode.apply(x)   # its own rules at each level
-
-    _LIB.impl("sigmoid", _sigmoid_transforms, "FuncTorchDynamicLayerFrontMode",
-              with_keyset=True)
+    # Under grad, jvp and functionalize, the Function's own rules at each level.
+    _NATIVE.set_transforms(_torch_transforms.transformed, _SigmoidForwardMode.apply)
 
 
 class Sigmoid(torch.nn.Module):

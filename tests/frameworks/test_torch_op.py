@@ -558,6 +558,41 @@ def test_vmap_rule_at_each_level_gives_atens_values(kernel_calls):
     assert kernel_calls()[0] == len(cases)   # one call each, on its whole batch
 
 
+@pytest.mark.skipif(sbt._NATIVE is None, reason="the native route's C++ vmap rules")
+@pytest.mark.parametrize("name", ["sigmoid_backward", "sigmoid"])
+def test_vmaps_usual_calls_enter_no_python(name):
+    """Under vmap, sigmoid, and sigmoid_backward with the batch at 0 of
+    every batched input (one dtype), are computed by the C++ rules with no
+    Python frame of this package between the call and the kernel; other
+    calls (sigmoid_backward's batch elsewhere, grad) take the Python
+    kernel, which shows that the probe sees it."""
+    g, y = _pair("float32", shape=(3, 4))
+    op = getattr(torch.ops.sigmoid_backward, name)   # no Python of ours above the kernel
+
+    def probed(*inputs):
+        names = []
+        sys.setprofile(lambda frame, event, _: event == "call" and names.append(
+            frame.f_globals.get("__name__")))
+        try:
+            result = op(*inputs)
+        finally:
+            sys.setprofile(None)
+        entered.append(names)
+        return result
+    unary = name == "sigmoid"
+    cases = {   # whether Python runs under it
+        "vmap": (func.vmap(probed), False),
+        "vmap, batch at 1": (func.vmap(probed, in_dims=1 if unary else (1, 1)), not unary),
+        "vmap of vmap": (func.vmap(func.vmap(probed)), False),
+        "grad": (func.grad(lambda *a: probed(*a).sum()), True),
+    }
+    for case, (transform, python) in cases.items():
+        entered = []
+        transform(g) if unary else transform(g, y)
+        ran = [n for names in entered for n in names if n and n.startswith("sigmoid_backward")]
+        assert bool(ran) == python, f"{case}: {ran}"
+
+
 def test_plain_calls_run_the_kernel_and_nothing_else(kernel_calls):
     g, y = _pair("float32")
     with torch.profiler.profile() as profile:

@@ -11,10 +11,11 @@
 // walks (0 for a broadcast operand).
 //
 // What stays in Python (_torch_registration.py, _torch_transforms.py): the
-// fake kernel, the torch.func kernel (FuncTorchDynamicLayerFrontMode, active
-// only under a transform), and a second op, sigmoid_backward::_python_route,
-// which has the Python autograd kernel with forward mode.  The autograd kernel here sends
-// a call whose inputs carry forward-mode tangents there: its node has no
+// fake kernel, the ops under torch.func's transforms other than vmap's usual
+// calls (_torch_op_transforms.cc hands them over), and a second op,
+// sigmoid_backward::_python_route, which has the Python autograd kernel
+// with forward mode.  The autograd kernel here sends a call whose inputs
+// carry forward-mode tangents there: its node has no
 // forward mode, and skipping it for such a call would return a result
 // without tangent, that is zero tangents, silently.
 // Errors (dtypes the kernels lack, shapes that do not broadcast) are also

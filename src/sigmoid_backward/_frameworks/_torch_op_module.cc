@@ -91,6 +91,16 @@ PyObject* KernelCounts(PyObject*, PyObject*) {
   return Py_BuildValue("(LL)", static_cast<long long>(calls), static_cast<long long>(elements));
 }
 
+PyObject* SetTransforms(PyObject*, PyObject* const* args, Py_ssize_t n) {
+  if (n != 2 || !PyCallable_Check(args[0]) || !PyCallable_Check(args[1])) {
+    PyErr_SetString(PyExc_TypeError, "set_transforms(sigmoid_backward, sigmoid) takes two "
+                    "callables");
+    return nullptr;
+  }
+  sb_torch::SetTransforms(args[0], args[1]);
+  Py_RETURN_NONE;
+}
+
 PyMethodDef kMethods[] = {
     {"sigmoid", SigmoidEntry, METH_O,
      "torch.ops.sigmoid_backward.sigmoid(x), called as torch.sigmoid's binding calls its op."},
@@ -98,6 +108,11 @@ PyMethodDef kMethods[] = {
                              SigmoidBackwardEntry)),
      METH_FASTCALL,
      "torch.ops.sigmoid_backward.sigmoid_backward(g, y), called the same way."},
+    {"set_transforms", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(
+                           SetTransforms)),
+     METH_FASTCALL,
+     "set_transforms(sigmoid_backward, sigmoid): the Python kernels of the ops' calls under "
+     "torch.func that are not vmap's usual ones (_torch_op_transforms.cc)."},
     {"kernel_counts", KernelCounts, METH_NOARGS,
      "(calls, elements): the native CPU kernel's calls so far, and their elements."},
     {nullptr, nullptr, 0, nullptr},

@@ -21,13 +21,18 @@ _OP: Any = None
 _ROUTE_OP: Any = None
 
 
-def register(lib, route_name, op, route_op):
-    """Registers the autograd kernel of the route's op, and the op's kernel
-    under torch.func's transforms, in ``lib``."""
+def register(lib, route_name, op, route_op, native):
+    """Registers the autograd kernel of the route's op in ``lib``, and the
+    op's kernel under torch.func's transforms: in ``lib`` on the Python
+    route; on the native one (``native``, the native op's module), C++'s
+    kernel has it, and runs vmap's usual calls itself
+    (_torch_op_transforms.cc): :func:`transformed` has the rest."""
     global _OP, _ROUTE_OP
     _OP, _ROUTE_OP = op, route_op
     lib.impl(route_name, _autograd, "Autograd", with_keyset=True)
-    lib.impl("sigmoid_backward", _transforms, "FuncTorchDynamicLayerFrontMode", with_keyset=True)
+    if native is None:
+        lib.impl("sigmoid_backward", _transforms, "FuncTorchDynamicLayerFrontMode",
+                 with_keyset=True)
 
 
 def _batched(info, in_dims, grad_output, output):
@@ -158,6 +163,11 @@ def _transforms(keyset, grad_output, output):
     the op on its tensors' values, one level down."""
     if not torch._C._are_functorch_transforms_active():
         return _OP.redispatch(keyset.remove(_FUNCTORCH), grad_output, output)
+    return transformed(grad_output, output)
+
+
+def transformed(grad_output, output):
+    """:func:`_transforms` while a transform is active."""
     interpreter = retrieve_current_functorch_interpreter()
     if isinstance(interpreter, VmapInterpreter):
         return _vmapped(interpreter, grad_output, output)
