@@ -4,8 +4,10 @@ bandwidth-floor loop it compares with.  The command imports no other
 library; benchmarks/compare.py adds them through ``main``'s ``peers``
 (tests/packaging/test_benchmarks.py).  No timings are asserted."""
 import os
+import random
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -245,6 +247,24 @@ def test_sample_rounds_interleaves_every_callable():
     assert len(samples["a"]) == len(samples["b"]) >= 7
     assert all(t > 0 for s in samples.values() for t in s)
     assert "ab" in "".join(order) and "ba" in "".join(order)  # the order rotates
+
+
+def test_sample_rounds_shuffles_each_round_when_asked():
+    """Three callables rotated always meet in one cyclic order; shuffled,
+    in others too (seeded: the same draws every run)."""
+    rounds = {}
+    for shuffle in (None, random.Random(0)):
+        order = []
+        # 60 us a call: a sample is one call (timing._SAMPLE_SECONDS)
+        fns = {n: (lambda n=n, order=order: order.append(n) or time.sleep(60e-6))
+               for n in "abc"}
+        samples = timing.sample_rounds(fns, target_seconds=0.01, shuffle=shuffle)
+        body = "".join(order)[9:]   # after each one's warm-up and two calibration calls
+        rounds[shuffle is None] = {body[i:i + 3] for i in range(0, len(body), 3)}
+        assert len(samples["a"]) >= 7
+    cyclic = {"abc", "bca", "cab"}
+    assert rounds[True] <= cyclic
+    assert rounds[False] - cyclic
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "complex128"])

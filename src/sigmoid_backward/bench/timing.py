@@ -31,7 +31,7 @@ def _sample(fn, calls):
     return (time.perf_counter() - start) / calls
 
 
-def sample_rounds(fns, target_seconds=TARGET_SECONDS):
+def sample_rounds(fns, target_seconds=TARGET_SECONDS, shuffle=None):
     """Seconds per call of each callable in ``fns``, one sample per round.
 
     Each round times every callable once, in an order that rotates from
@@ -44,6 +44,10 @@ def sample_rounds(fns, target_seconds=TARGET_SECONDS):
         ``{name: zero-argument callable}``.
     target_seconds : float
         About how long the samples of each callable last in all.
+    shuffle : random.Random, optional
+        Each round's order drawn from it instead: with more than two
+        callables a rotation gives each one mostly the same predecessor,
+        whose state (caches, allocator) then biases its samples.
 
     Returns
     -------
@@ -64,7 +68,10 @@ def sample_rounds(fns, target_seconds=TARGET_SECONDS):
         samples: dict[object, list[float]] = {name: [] for name in names}
         for r in range(rounds):
             k = r % len(names)
-            for name in names[k:] + names[:k]:
+            order = names[k:] + names[:k]
+            if shuffle is not None:
+                shuffle.shuffle(order)
+            for name in order:
                 samples[name].append(_sample(fns[name], calls[name]))
     return samples
 
