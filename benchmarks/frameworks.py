@@ -23,7 +23,9 @@ method of ``python -m sigmoid_backward bench``):
    order (one model's step leaves the caches and the allocator to the
    next, so a fixed order biases a copy by a few percent);
 5. the op under ``torch.func.vmap`` against the plain call on the same
-   batch, and table 4's step with the model under ``torch.compile``.
+   batch (with vmap of aten's op and of a function that computes nothing,
+   all four in one set of rounds), ours against torch's under ``vmap``,
+   and table 4's step with the model under ``torch.compile``.
 
 Each row states the target it is measured against and whether this run met
 it.  Every contender runs on ``--threads`` threads (by default
@@ -231,21 +233,28 @@ def vmap_and_compile(torch, widths, seconds):
     g, y = make_inputs(64 * 4096, _dtypes.BY_NAME["float32"])
     tg, ty = peers.tensor(torch, g).reshape(64, 4096), peers.tensor(torch, y).reshape(64, 4096)
     batched, nothing, aten_batched = vmap(op), vmap(lambda g, y: g), vmap(aten)
-    t_vmap, timed, _ = compare(lambda: batched(tg, ty), {
-        "plain": lambda: op(tg, ty), "nothing": lambda: nothing(tg, ty),
-        "aten": lambda: aten_batched(tg, ty)}, seconds)
-    t_plain, ratio = timed["plain"]
-    rows = [_row("vmap over (64, 4096) float32, against the plain call", t_vmap, t_plain, ratio,
-                 ">= 0.83x (<= 1.2x the time)", ratio >= 1 / 1.2)]
+    # One set of rounds for the four, so that each row's times and ratio agree.
+    s = {k: np.array(v) for k, v in sample_rounds({
+        "vmap": lambda: batched(tg, ty), "plain": lambda: op(tg, ty),
+        "nothing": lambda: nothing(tg, ty), "aten": lambda: aten_batched(tg, ty)},
+        2 * seconds).items()}
+    t = {k: float(np.median(v)) for k, v in s.items()}
+
+    def ratio(a, b):   # median of the rounds' a / b
+        return float(np.median(s[a] / s[b]))
+    rows = [_row("vmap over (64, 4096) float32, against the plain call", t["vmap"], t["plain"],
+                 ratio("plain", "vmap"), ">= 0.83x (<= 1.2x the time)",
+                 ratio("plain", "vmap") >= 1 / 1.2)]
     # What any op could reach: its plain time plus vmap's own, which a
     # function that computes nothing costs.
-    bound = t_plain + timed["nothing"][0]
+    bound = s["plain"] + s["nothing"]
     rows.append(_row("(reference) a free op's best: plain / (plain + vmap of a function that "
-                     "computes nothing)", bound, t_plain, t_plain / bound, "-", None))
-    rows.append(_row("(reference) vmap of aten's op, against our plain call", timed["aten"][0],
-                     t_plain, ratio / timed["aten"][1], "-", None))
-    rows.append(_row("vmap: ours against aten's op, both under vmap", t_vmap, timed["aten"][0],
-                     timed["aten"][1], "(ours) >= 0.97x", timed["aten"][1] >= 0.97))
+                     "computes nothing)", float(np.median(bound)), t["plain"],
+                     float(np.median(s["plain"] / bound)), "-", None))
+    rows.append(_row("(reference) vmap of aten's op, against our plain call", t["aten"],
+                     t["plain"], ratio("plain", "aten"), "-", None))
+    rows.append(_row("vmap: ours against aten's op, both under vmap", t["vmap"], t["aten"],
+                     ratio("aten", "vmap"), "(ours) >= 0.97x", ratio("aten", "vmap") >= 0.97))
     x = tg * 8 - 4
     ours_sigmoid, torch_sigmoid = vmap(sbt.sigmoid), vmap(torch.sigmoid)
     t_ours, timed, _ = compare(lambda: ours_sigmoid(x), {"torch": lambda: torch_sigmoid(x)},

@@ -432,7 +432,8 @@ func = torch.func
 # whose formulas are aten's; float16 (the op rounds once) and complex (its
 # products differ in the last bit) are within roundings.
 BIT_FOR_BIT = ("float32", "float64", "bfloat16")
-REAL_ONLY = {"grad", "jacrev", "jacfwd", "hessian", "grad of grad", "vmap of grad"}
+REAL_ONLY = {"grad", "jacrev", "jacfwd", "hessian", "grad of grad", "vmap of grad",
+             "vmap of jacrev"}
 
 
 def _op_transforms(dtype):
@@ -459,6 +460,9 @@ def _op_transforms(dtype):
         "grad of grad": lambda f: func.grad(
             lambda y: func.grad(total(f), argnums=1)(g, y).sum())(y),
         "vmap of grad": lambda f: func.vmap(func.grad(lambda a, b: f(a, b).sum()))(g, y),
+        # the backward runs under vmap on what the vjp saved, its level gone
+        "vmap of jacrev": lambda f: func.vmap(func.jacrev(f, argnums=(0, 1)))(g, y),
+        "vmap of vjp": lambda f: func.vmap(lambda a, b, t: func.vjp(f, a, b)[1](t))(g, y, tg),
     }
 
 
@@ -476,6 +480,8 @@ def _sigmoid_transforms(dtype):
         "hessian": lambda f: func.hessian(lambda x: (f(x) * t).sum())(x),
         "grad of grad": lambda f: func.grad(lambda x: func.grad(lambda x: f(x).sum())(x).sum())(x),
         "vmap of grad": lambda f: func.vmap(func.grad(f))(x),
+        "vmap of jacrev": lambda f: func.vmap(func.jacrev(f))(x),
+        "vmap of vjp": lambda f: func.vmap(lambda a, b: func.vjp(f, a)[1](b))(x, t),
     }
 
 

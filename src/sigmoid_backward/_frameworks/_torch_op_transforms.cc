@@ -6,10 +6,15 @@
 // dtype, no rank padding) runs here, in C++, as aten's batching rules do:
 // the operands unwrapped at the vmap level, the op called one level down,
 // its result wrapped with the batch at 0.  The rest (grad, vjp, jvp and
-// what is built of them, functionalize, and vmap's other calls) goes to the
-// Python callables that sigmoid_backward.torch gives at import
+// what is built of them, functionalize of the op, and vmap's other calls)
+// goes to the Python callables that sigmoid_backward.torch gives at import
 // (set_transforms): their autograd.Functions have the derivatives at each
 // level, and _torch_transforms._batched the general vmap rule.
+//
+// Like torch's own kernel at this key, each first unwraps an input whose
+// transform has ended (a "dead" wrapper, such as the values a vjp saved
+// for a backward that vmap runs later, in jacrev): unwrapped at a level of
+// their own, they would reach a level that no longer exists.
 //
 // Why not Python for vmap too: the Python kernel, its interpreter lookup
 // and its pytrees cost about 35 us a call more than aten's batching rule
@@ -21,6 +26,7 @@
 #include <ATen/functorch/DynamicLayer.h>
 #include <ATen/functorch/PlumbingHelper.h>
 #include <ATen/core/Tensor.h>
+#include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/utils/pybind.h>
 #include <torch/library.h>
 
@@ -38,13 +44,18 @@ using sb_torch::SigmoidOp;
 PyObject* python_sigmoid_backward = nullptr;
 PyObject* python_sigmoid = nullptr;
 
+// The callable is read, and held, under the GIL, which set_transforms also holds.
 template <typename... Tensors>
-at::Tensor CallPython(PyObject* fn, const Tensors&... tensors) {
-  TORCH_CHECK(fn != nullptr, "sigmoid_backward: the op ran under a torch.func transform before "
-              "sigmoid_backward.torch was imported");
+at::Tensor CallPython(PyObject* const* slot, const Tensors&... tensors) {
   pybind11::gil_scoped_acquire gil;
-  pybind11::object result = pybind11::reinterpret_borrow<pybind11::function>(fn)(tensors...);
-  return result.cast<at::Tensor>();
+  TORCH_CHECK(*slot != nullptr, "sigmoid_backward: the op ran under a torch.func transform "
+              "before sigmoid_backward.torch was imported");
+  const auto fn = pybind11::reinterpret_borrow<pybind11::function>(*slot);
+  const pybind11::object result = fn(tensors...);
+  TORCH_CHECK_TYPE(THPVariable_Check(result.ptr()), "sigmoid_backward: the Python kernel under "
+                   "a torch.func transform returned ", Py_TYPE(result.ptr())->tp_name,
+                   ", not a tensor");
+  return THPVariable_Unpack(result.ptr());
 }
 
 // The vmap level popped for the scope's life, as torch.func's own
@@ -81,8 +92,10 @@ at::Tensor SigmoidBackwardTransforms(c10::DispatchKeySet keys, const at::Tensor&
   }
   if (layer->key() == at::functorch::TransformType::Vmap) {
     const int64_t level = layer->layerId();
-    auto [g, g_dim] = at::functorch::unwrapTensorAtLevel(grad_output, level);
-    auto [y, y_dim] = at::functorch::unwrapTensorAtLevel(output, level);
+    auto [g, g_dim] =
+        at::functorch::unwrapTensorAtLevel(at::functorch::unwrapIfDead(grad_output), level);
+    auto [y, y_dim] =
+        at::functorch::unwrapTensorAtLevel(at::functorch::unwrapIfDead(output), level);
     if (!g_dim && !y_dim) {   // nothing batched at this level
       LevelBelow below;
       return Op().call(g, y);
@@ -96,7 +109,7 @@ at::Tensor SigmoidBackwardTransforms(c10::DispatchKeySet keys, const at::Tensor&
       return at::functorch::makeBatched(std::move(result), 0, level);
     }
   }
-  return CallPython(python_sigmoid_backward, grad_output, output);
+  return CallPython(&python_sigmoid_backward, grad_output, output);
 }
 
 // sigmoid is unary and elementwise: the batch stays where it is.
@@ -106,9 +119,9 @@ at::Tensor SigmoidTransforms(c10::DispatchKeySet keys, const at::Tensor& x) {
     return SigmoidOp().redispatch(keys.remove(c10::DispatchKey::FuncTorchDynamicLayerFrontMode),
                                   x);
   }
-  if (layer->key() != at::functorch::TransformType::Vmap) return CallPython(python_sigmoid, x);
+  if (layer->key() != at::functorch::TransformType::Vmap) return CallPython(&python_sigmoid, x);
   const int64_t level = layer->layerId();
-  auto [value, dim] = at::functorch::unwrapTensorAtLevel(x, level);
+  auto [value, dim] = at::functorch::unwrapTensorAtLevel(at::functorch::unwrapIfDead(x), level);
   at::Tensor result;
   {
     LevelBelow below;
