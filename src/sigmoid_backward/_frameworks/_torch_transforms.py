@@ -167,7 +167,12 @@ def _transforms(keyset, grad_output, output):
 
 
 def transformed(grad_output, output):
-    """:func:`_transforms` while a transform is active."""
+    """:func:`_transforms` while a transform is active.  An input whose
+    transform has ended (a "dead" wrapper: what a vjp saved, when vmap runs
+    its backward later, as jacrev does) is unwrapped first, as torch's own
+    kernel at this key does: kept, it would reach a level that is gone."""
+    grad_output = torch._C._functorch.unwrap_if_dead(grad_output)
+    output = torch._C._functorch.unwrap_if_dead(output)
     interpreter = retrieve_current_functorch_interpreter()
     if isinstance(interpreter, VmapInterpreter):
         return _vmapped(interpreter, grad_output, output)
