@@ -317,6 +317,39 @@ def test_concurrent_calls_give_back_every_cpu(fresh_load_policy):
 
 
 @needs_openmp
+def test_a_one_thread_default_leaves_the_pool_alone(fresh_load_policy, restore_threads):
+    """With set_num_threads(1) every default call runs on its own thread
+    alone, so a large one takes no token from the pool (a watcher never
+    sees one missing), where a call with an explicit count of one does."""
+    kernels, cpus = fresh_load_policy, usable_cpus()
+    g, y = np.ones(2_000_000, np.float32), np.full(2_000_000, 0.5, np.float32)
+    out = np.empty_like(g)
+
+    def free_cpus_seen(**kwargs):
+        seen, done = set(), threading.Event()
+
+        def watch():
+            while not done.is_set():
+                seen.add(kernels.free_cpus())
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        try:
+            for _ in range(30):
+                sigmoid_backward(g, y, out=out, **kwargs)
+                assert kernels.last_threads() == 1
+        finally:
+            done.set()
+            watcher.join()
+        return seen
+
+    sb.set_num_threads(1)
+    assert free_cpus_seen() == {cpus}
+    assert cpus - 1 in free_cpus_seen(num_threads=1)
+    assert (out == 0.25).all()
+
+
+@needs_openmp
 def test_a_process_starts_with_a_credit_of_1_ms():
     """So that its first team calls (the pool's threads created, the first
     page faults) do not back an idle process off, while a worker started on

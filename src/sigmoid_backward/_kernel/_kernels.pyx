@@ -51,6 +51,7 @@ cdef extern from "_threads.h" nogil:
     int sb_openmp_enabled()
     void sb_threads_set_adaptive(int on)
     int sb_threads_adaptive()
+    int sb_threads_default_alone()
     int sb_threads_free_cpus()
     long long sb_now_ns()
     int sb_threads_claim(int want, int is_explicit, long long now)
@@ -177,7 +178,7 @@ cdef inline void _run_call(Call* c, int nthreads) noexcept nogil:
         c.nthreads = min(c.nthreads, nthreads if nthreads > 0 else sb_threads_resolve(0),
                          sb_threads_procs())
         c.nthreads = max(c.nthreads, 1)
-        if sb_threads_adaptive():
+        if sb_threads_adaptive() and (explicit or not sb_threads_default_alone()):
             # The load policy (_threads.h): a default call runs on the threads
             # the back-off allows and the other calls in flight left free.
             if not explicit:
