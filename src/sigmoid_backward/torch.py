@@ -199,6 +199,25 @@ if _NATIVE is not None:
     _NATIVE.set_transforms(_torch_transforms.transformed, _SigmoidForwardMode.apply)
 
 
+# Sigmoid's forward: on the native route the C entry itself, as nn.Sigmoid's
+# is torch.sigmoid's binding.  Through sigmoid(), its frame and its
+# is_compiling() check (two more) cost a training step at widths 64-256
+# about 1% (NOTES.md, 40).  What sigmoid() decides in Python happens
+# elsewhere: Dynamo traces sigmoid() in its place (substitute_in_graph), and
+# the entry hands what it does not take directly (subclasses, modes, and
+# export's fake tensors) to _sigmoid_elsewhere; so every trace is sigmoid()'s.
+_MODULE_FORWARD = sigmoid
+if _SIGMOID_OP is not None:
+    def _sigmoid_elsewhere(x):
+        if _is_compiling():
+            return _Sigmoid.apply(x)
+        return _NATIVE_SIGMOID(x)   # runs __torch_function__, as torch.sigmoid does
+
+    _NATIVE.set_sigmoid_fallback(_sigmoid_elsewhere)
+    torch.compiler.substitute_in_graph(_SIGMOID_OP, skip_signature_check=True)(sigmoid)
+    _MODULE_FORWARD = _SIGMOID_OP
+
+
 class Sigmoid(torch.nn.Module):
     """``torch.nn.Sigmoid`` whose derivative is computed by this library's
     kernel (:func:`sigmoid`): the same values forward and backward, bit for
@@ -206,7 +225,7 @@ class Sigmoid(torch.nn.Module):
     :func:`replace_sigmoid` swaps a model's ``nn.Sigmoid`` modules for it."""
 
     def forward(self, x):
-        return sigmoid(x)
+        return _MODULE_FORWARD(x)
 
 
 def replace_sigmoid(model):

@@ -339,7 +339,8 @@ def test_inductor_decomposes_the_op_under_dynamic_shapes():
 
 
 def _sigmoid_ops():
-    ops = {"sigmoid_backward.torch.sigmoid": sbt.sigmoid}
+    ops = {"sigmoid_backward.torch.sigmoid": sbt.sigmoid,
+           "sigmoid_backward.torch.Sigmoid()": sbt.Sigmoid()}
     if sbt._NATIVE is not None:
         ops["torch.ops.sigmoid_backward.sigmoid"] = torch.ops.sigmoid_backward.sigmoid
     return ops
@@ -746,6 +747,7 @@ class _Mode(torch.overrides.TorchFunctionMode):
 _EAGER_ENTRIES = {   # ours, and the torch function that gives its values
     "sigmoid": (lambda *a: sbt.sigmoid(*a), torch.sigmoid, 1),
     "sigmoid_backward": (lambda *a: sbt.sigmoid_backward(*a), ATEN, 2),
+    "Sigmoid": (lambda *a: sbt.Sigmoid()(*a), torch.sigmoid, 1),
 }
 
 
@@ -765,7 +767,7 @@ def test_eager_calls_go_through_torch_function_as_torchs_own_do(name):
         result = ours(*args)
     assert mode.seen and torch.equal(result, expected)
     if sbt._NATIVE is not None:   # the call itself, not only the ops inside it
-        op = getattr(torch.ops.sigmoid_backward, name).default
+        op = getattr(torch.ops.sigmoid_backward, name.lower()).default
         assert _Recorded.seen[0] is op and mode.seen[0] is op
     params = [torch.nn.Parameter(a.clone()) for a in args]
     references = [a.clone().requires_grad_(True) for a in args]
@@ -802,3 +804,48 @@ def test_plain_tensors_skip_the_op_objects_python(name):
         return names
     assert ("__call__", "torch._ops") not in entered(args)
     assert ("__call__", "torch._ops") in entered([a.as_subclass(_Recorded) for a in args])
+
+
+class _SigmoidOfTheFunction(torch.nn.Module):
+    def forward(self, x):
+        return sbt.sigmoid(x)
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_sigmoid_module_exports_as_the_function_does(strict):
+    """Sigmoid's forward is the native entry itself in eager mode, but every
+    trace sees sigmoid(): export, strict (Dynamo) or not (fake tensors),
+    gives the function's graph, which loads without the native op."""
+    def exported(module):
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(8, 8), module, torch.nn.Linear(8, 1))
+        program = torch.export.export(model, (torch.randn(4, 8),), strict=strict)
+        return model, program, [str(n.target) for n in program.graph.nodes
+                                if n.op == "call_function"]
+    model, program, ours = exported(sbt.Sigmoid())
+    _, _, theirs = exported(_SigmoidOfTheFunction())
+    assert ours == theirs
+    assert not any(target.startswith("sigmoid_backward") for target in ours), ours
+    x = torch.randn(4, 8)
+    assert torch.equal(program.module()(x), model(x))
+
+
+def test_sigmoid_modules_eager_forward_runs_no_python_below_it():
+    """On the native route Sigmoid's forward calls the C entry (as
+    nn.Sigmoid's calls torch.sigmoid's binding): no frame of the package
+    but the forward itself; on the Python route, sigmoid() and what it
+    runs (which shows the probe sees them)."""
+    x = _pair("float32")[0]
+    module = sbt.Sigmoid()
+    names = []
+    sys.setprofile(lambda frame, event, _: event == "call" and names.append(
+        (frame.f_code.co_name, frame.f_globals.get("__name__"))))
+    try:
+        module(x)
+    finally:
+        sys.setprofile(None)
+    ours = [name for name, where in names if where and where.startswith("sigmoid_backward")]
+    if sbt._NATIVE is not None:
+        assert ours == ["forward"]
+    else:   # sigmoid(), then its autograd.Function's Python
+        assert ours[:2] == ["forward", "sigmoid"] and len(ours) > 2

@@ -52,10 +52,17 @@ PyObject* CallOpObject(const char* name, PyObject** op, PyObject* const* args, P
   return PyObject_Vectorcall(*op, args, n, nullptr);
 }
 
+// The Python callable that takes sigmoid's other calls (set_sigmoid_fallback),
+// set once at import, under the GIL; until then, the op object.
+PyObject* sigmoid_fallback = nullptr;
+
 PyObject* SigmoidEntry(PyObject*, PyObject* x) {
   HANDLE_TH_ERRORS
   static PyObject* op = nullptr;
-  if (!Direct(&x, 1)) return CallOpObject("sigmoid", &op, &x, 1);
+  if (!Direct(&x, 1)) {
+    if (sigmoid_fallback != nullptr) return PyObject_CallOneArg(sigmoid_fallback, x);
+    return CallOpObject("sigmoid", &op, &x, 1);
+  }
   // Owned before the GIL goes, as torch's bindings hold theirs: another
   // thread may then swap the Python tensor's contents (swap_tensors).
   const at::Tensor input = THPVariable_Unpack(x);
@@ -101,6 +108,16 @@ PyObject* SetTransforms(PyObject*, PyObject* const* args, Py_ssize_t n) {
   Py_RETURN_NONE;
 }
 
+PyObject* SetSigmoidFallback(PyObject*, PyObject* fallback) {
+  if (!PyCallable_Check(fallback)) {
+    PyErr_SetString(PyExc_TypeError, "set_sigmoid_fallback(callable)");
+    return nullptr;
+  }
+  Py_INCREF(fallback);
+  Py_XSETREF(sigmoid_fallback, fallback);
+  Py_RETURN_NONE;
+}
+
 PyMethodDef kMethods[] = {
     {"sigmoid", SigmoidEntry, METH_O,
      "torch.ops.sigmoid_backward.sigmoid(x), called as torch.sigmoid's binding calls its op."},
@@ -113,6 +130,9 @@ PyMethodDef kMethods[] = {
      METH_FASTCALL,
      "set_transforms(sigmoid_backward, sigmoid): the Python kernels of the ops' calls under "
      "torch.func that are not vmap's usual ones (_torch_op_transforms.cc)."},
+    {"set_sigmoid_fallback", SetSigmoidFallback, METH_O,
+     "set_sigmoid_fallback(f): sigmoid(x) calls f(x) where it does not call the op directly "
+     "(a tensor subclass, a TorchFunctionMode; export's tracing), in place of the op object."},
     {"kernel_counts", KernelCounts, METH_NOARGS,
      "(calls, elements): the native CPU kernel's calls so far, and their elements."},
     {nullptr, nullptr, 0, nullptr},
