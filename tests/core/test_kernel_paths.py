@@ -104,8 +104,9 @@ def test_streaming_stores_match_ordinary_stores(dtype, restore_kernel_settings):
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_inputs_and_out_at_different_offsets(dtype, restore_kernel_settings):
-    """The loops start on a line of y, so g and out may start anywhere else
-    within theirs; each mix, with and without streaming, 1 and 2 threads."""
+    """The vector loops start where the fewest operands split lines, so the
+    others may start anywhere within theirs; each mix, with and without
+    streaming, 1 and 2 threads."""
     n = 3 * STREAM_BLOCK // dtype.itemsize + 5
     g, y = _inputs(n, dtype, seed=6)
     expected = _expected(g, y)
@@ -118,6 +119,23 @@ def test_inputs_and_out_at_different_offsets(dtype, restore_kernel_settings):
                 out = _unaligned(np.zeros(n, dtype), offsets[2])
                 sigmoid_backward(gu, yu, out=out, num_threads=threads)
                 assert_same(out, expected, f"offsets={offsets} threads={threads}")
+
+
+@pytest.mark.parametrize(("offsets", "start"), [
+    ((16, 16, 16), 12),   # NumPy's arrays: all three on a line after 12
+    ((0, 0, 0), 0),
+    ((16, 16, 0), 12),    # the inputs on their lines; a split store costs less
+    ((0, 0, 16), 0),
+    ((0, 16, 0), 0),      # g and a fresh torch output keep theirs: y alone splits
+    ((0, 16, 16), 12),    # y and out on lines, g split
+    ((16, 32, 0), 8),     # no start aligns two: y's, the first tried
+])
+def test_the_vector_loop_starts_where_the_fewest_lines_split(offsets, start):
+    """float32 operands at these byte offsets from a 64-byte line (g, y, out):
+    the elements computed before the vector loop.  Inputs weigh 4, out 1
+    (a split input cost a 1e5 call 9-10% in cache, a split out 2.5%)."""
+    assert _kernels.vector_start_for(*offsets, 4, 1000) == start
+    assert _kernels.vector_start_for(*offsets, 4, 5) == min(start, 5)
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)

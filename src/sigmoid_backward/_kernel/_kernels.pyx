@@ -30,7 +30,8 @@ from sigmoid_backward._kernel._dispatch cimport (sb_dispatch_init, sb_isa_name,
                                                  sb_loops_in_use, sb_num_isas, sb_select_isa)
 from sigmoid_backward._kernel._dtype_table cimport (NUM_KINDS, sb_kind_names, sb_kind_of,
                                                     sb_kind_sizes, sb_set_kind_typenum)
-from sigmoid_backward._kernel._fused cimport BLOCK, SB_ANY_ORDER, TIMED_PARTS, Call, run, sb_order
+from sigmoid_backward._kernel._fused cimport (BLOCK, SB_ANY_ORDER, TIMED_PARTS, Call, run,
+                                              sb_order, vector_start)
 
 import contextlib
 

@@ -182,3 +182,12 @@ def settings(isa=None, parallel_share_bytes=None, nt_min_bytes=None):
     finally:
         sb_set_thresholds(before["parallel_share_bytes"], before["nt_min_bytes"])
         use_isa(before_isa)
+
+
+def vector_start_for(Py_ssize_t g_offset, Py_ssize_t y_offset, Py_ssize_t out_offset,
+                     Py_ssize_t itemsize, Py_ssize_t n):
+    """The elements a contiguous share computes before its vector loop, for
+    operands at these byte offsets from a 64-byte line (_fused.pxd's
+    vector_start).  For tests."""
+    return vector_start(<const void*>g_offset, <const void*>y_offset,
+                        <const void*>out_offset, itemsize, n)
