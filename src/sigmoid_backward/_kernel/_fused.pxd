@@ -31,6 +31,10 @@ cdef extern from "_threads.h" nogil:
     long long sb_now_ns()
     long long sb_thread_cpu_ns()
 
+cdef extern from "_vector_start.h" nogil:
+    Py_ssize_t sb_vector_start(const void* g, const void* y, const void* out, size_t size,
+                               Py_ssize_t n)
+
 cdef extern from "_atomic.h" nogil:
     long long sb_add_ll(long long *p, long long v)
 
@@ -89,40 +93,6 @@ cdef inline double* line_aligned(double* raw) noexcept nogil:
     return <double*>((<uintptr_t>raw + SB_LINE - 1) & ~(<uintptr_t>SB_LINE - 1))
 
 
-cdef inline int _split_cost(size_t g_off, size_t y_off, size_t out_off,
-                            size_t shift) noexcept nogil:
-    """What the vector loop's split lines cost when it starts ``shift`` bytes
-    on: 4 for each input that does not then start on a 64-byte line, 1 for
-    out (float32 on the Xeon, 1e5 elements in cache: a split g cost 9%, a
-    split y 10%, a split out 2.5%; benchmarks/NOTES.md, 40)."""
-    return (4 * ((g_off + shift) % SB_LINE != 0) + 4 * ((y_off + shift) % SB_LINE != 0)
-            + ((out_off + shift) % SB_LINE != 0))
-
-
-cdef inline Py_ssize_t vector_start(const void* g, const void* y, const void* out,
-                                    Py_ssize_t size, Py_ssize_t n) noexcept nogil:
-    """The elements to compute before the vector loop: those that put y, else
-    g, else out on a 64-byte line, whichever splits the fewest lines (wide
-    accesses that split lines cost up to 30% in cache).  NumPy's large
-    arrays, all 16 bytes past a line, then align together; a fresh torch
-    output (on a line) beside NumPy inputs keeps its line unless both
-    inputs can have theirs: aligning y alone there split g's loads and
-    every store, and the op took 1.07x aten's time at 1e5."""
-    cdef size_t offs[3]
-    offs[0] = sb_line_misalignment(y)
-    offs[1] = sb_line_misalignment(g)
-    offs[2] = sb_line_misalignment(out)
-    cdef size_t g_off = offs[1], y_off = offs[0], out_off = offs[2]
-    cdef Py_ssize_t best = 0, start
-    cdef int best_cost = 1 << 20, cost, i
-    for i in range(3):
-        start = <Py_ssize_t>((SB_LINE - offs[i]) % SB_LINE) // size
-        cost = _split_cost(g_off, y_off, out_off, <size_t>(start * size))
-        if cost < best_cost:
-            best, best_cost = start, cost
-    return min(best, n)
-
-
 cdef inline void contiguous_share(sb_loop_fn loop, sb_nt_copy_fn nt_copy,
                                   const elem_t* g,    # IN
                                   const elem_t* y,    # IN
@@ -134,7 +104,7 @@ cdef inline void contiguous_share(sb_loop_fn loop, sb_nt_copy_fn nt_copy,
     cdef double* buf = line_aligned(raw)
     cdef Py_ssize_t start = 0, m
     if not nt:
-        start = vector_start(g, y, out, sizeof(elem_t), n)
+        start = sb_vector_start(g, y, out, sizeof(elem_t), n)
         loop(g, y, out, start)
         loop(g + start, y + start, out + start, n - start)
         return

@@ -31,7 +31,7 @@ from sigmoid_backward._kernel._dispatch cimport (sb_dispatch_init, sb_isa_name,
 from sigmoid_backward._kernel._dtype_table cimport (NUM_KINDS, sb_kind_names, sb_kind_of,
                                                     sb_kind_sizes, sb_set_kind_typenum)
 from sigmoid_backward._kernel._fused cimport (BLOCK, SB_ANY_ORDER, TIMED_PARTS, Call, run,
-                                              sb_order, vector_start)
+                                              sb_order, sb_vector_start)
 
 import contextlib
 

@@ -187,7 +187,7 @@ def settings(isa=None, parallel_share_bytes=None, nt_min_bytes=None):
 def vector_start_for(Py_ssize_t g_offset, Py_ssize_t y_offset, Py_ssize_t out_offset,
                      Py_ssize_t itemsize, Py_ssize_t n):
     """The elements a contiguous share computes before its vector loop, for
-    operands at these byte offsets from a 64-byte line (_fused.pxd's
-    vector_start).  For tests."""
-    return vector_start(<const void*>g_offset, <const void*>y_offset,
-                        <const void*>out_offset, itemsize, n)
+    operands at these byte offsets from a 64-byte line (_vector_start.h).
+    For tests."""
+    return sb_vector_start(<const void*>g_offset, <const void*>y_offset,
+                           <const void*>out_offset, itemsize, n)
