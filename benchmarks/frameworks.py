@@ -183,20 +183,24 @@ STEP_COPIES = 4
 STEP_ORDER_SEED = 0
 
 
-def _step_ratios(torch, width, dtype, seconds):
-    """Table 4's timing at one width: ``STEP_COPIES`` models each of ours,
-    of nn.Sigmoid and of nn.Sigmoid again (the A/A), made in turn, timed
-    in shuffled rounds; a contender's sample in a round is its copies'
-    mean.  Returns (our time, nn.Sigmoid's time, ratio, A/A ratio): times
-    are medians over rounds, ratios the median of each round's ratio
+def _step_ratios(torch, width, dtype, seconds, compiled=False):
+    """Tables 4 and 5's timing of the training step at one width: copies of
+    the model with ours, with nn.Sigmoid and with nn.Sigmoid again (the
+    A/A), made in turn, timed in shuffled rounds; a contender's sample in a
+    round is its copies' mean.  ``STEP_COPIES`` copies each in eager mode;
+    compiled (``compiled``), one each, as each copy is a compilation.
+    Returns (our time, nn.Sigmoid's time, ratio, A/A ratio): times are
+    medians over rounds, ratios the median of each round's ratio
     (nn.Sigmoid / ours; again / nn.Sigmoid)."""
     import sigmoid_backward.torch as sbt
+    copies = 1 if compiled else STEP_COPIES
+    if compiled:
+        torch._dynamo.reset()   # each model compiled for its own shapes
     modules = {"ours": sbt.Sigmoid, "nn": torch.nn.Sigmoid, "again": torch.nn.Sigmoid}
-    steps = {(who, i): _mlp_step(torch, width, dtype, module)
-             for i in range(STEP_COPIES) for who, module in modules.items()}
-    samples = sample_rounds(steps, seconds * STEP_COPIES,
-                            shuffle=random.Random(STEP_ORDER_SEED))
-    t = {who: np.mean([samples[(who, i)] for i in range(STEP_COPIES)], axis=0)
+    steps = {(who, i): _mlp_step(torch, width, dtype, module, compiled=compiled)
+             for i in range(copies) for who, module in modules.items()}
+    samples = sample_rounds(steps, seconds * copies, shuffle=random.Random(STEP_ORDER_SEED))
+    t = {who: np.mean([samples[(who, i)] for i in range(copies)], axis=0)
          for who in modules}
     return (float(np.median(t["ours"])), float(np.median(t["nn"])),
             float(np.median(t["nn"] / t["ours"])), float(np.median(t["again"] / t["nn"])))
@@ -265,14 +269,9 @@ def vmap_and_compile(torch, widths, seconds):
     for name in ("float32", "bfloat16"):
         dtype = getattr(torch, name)
         for width in widths:
-            torch._dynamo.reset()   # each model compiled for its own shapes
-            ours = _mlp_step(torch, width, dtype, sbt.Sigmoid, compiled=True)
-            theirs = _mlp_step(torch, width, dtype, torch.nn.Sigmoid, compiled=True)
-            again = _mlp_step(torch, width, dtype, torch.nn.Sigmoid, compiled=True)
-            t_ours, timed, _ = compare(ours, {"nn.Sigmoid": theirs}, seconds)
-            _, aa, _ = compare(theirs, {"A/A": again}, seconds)
-            t_theirs, ratio = timed["nn.Sigmoid"]
-            rows.append(_row(f"torch.compile, {name}, width {width} (A/A {aa['A/A'][1]:.2f}x)",
+            t_ours, t_theirs, ratio, aa = _step_ratios(torch, width, dtype, seconds,
+                                                       compiled=True)
+            rows.append(_row(f"torch.compile, {name}, width {width} (A/A {aa:.3f}x)",
                              t_ours, t_theirs, ratio, "(stretch) >= 0.97x", ratio >= 0.97))
     return rows
 
