@@ -203,9 +203,9 @@ if _NATIVE is not None:
 # is torch.sigmoid's binding.  Through sigmoid(), its frame and its
 # is_compiling() check (two more) cost a training step at widths 64-256
 # about 1% (NOTES.md, 40).  What sigmoid() decides in Python happens
-# elsewhere: Dynamo traces sigmoid() in its place (substitute_in_graph), and
-# the entry hands what it does not take directly (subclasses, modes, and
-# export's fake tensors) to _sigmoid_elsewhere; so every trace is sigmoid()'s.
+# elsewhere: Dynamo traces sigmoid() in its place, and the entry hands what
+# it does not take directly (subclasses, modes, and export's fake tensors)
+# to _sigmoid_elsewhere; so every trace is sigmoid()'s.
 _MODULE_FORWARD = sigmoid
 if _SIGMOID_OP is not None:
     def _sigmoid_elsewhere(x):
@@ -214,7 +214,7 @@ if _SIGMOID_OP is not None:
         return _NATIVE_SIGMOID(x)   # runs __torch_function__, as torch.sigmoid does
 
     _NATIVE.set_sigmoid_fallback(_sigmoid_elsewhere)
-    torch.compiler.substitute_in_graph(_SIGMOID_OP, skip_signature_check=True)(sigmoid)
+    _torch_inductor.trace_in_place(_SIGMOID_OP, sigmoid)
     _MODULE_FORWARD = _SIGMOID_OP
 
 

@@ -301,6 +301,26 @@ def test_a_process_that_compiled_before_gets_the_decomposition():
                           check=True).stdout.split() == ["False"]
 
 
+@pytest.mark.parametrize("dynamo_first", [False, True])
+def test_sigmoid_module_compiles_whether_dynamo_came_first(dynamo_first):
+    """Importing sigmoid_backward.torch imports no Dynamo (about 0.9 s for
+    every user); Dynamo learns to trace sigmoid() in place of Sigmoid's C
+    forward when it is imported, or at once if it was."""
+    script = (
+        "import sys, torch\n"
+        + ("import torch._dynamo\n" if dynamo_first else "")
+        + "before = 'torch._dynamo' in sys.modules\n"
+        "import sigmoid_backward.torch as sbt\n"
+        "print(before, 'torch._dynamo' in sys.modules)\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(4, 4), sbt.Sigmoid())\n"
+        "x = torch.randn(3, 4)\n"
+        "compiled = torch.compile(model, fullgraph=True, backend='aot_eager')\n"
+        "print(torch.equal(compiled(x), model(x)))\n")
+    before, after, same = subprocess.run([sys.executable, "-c", script], capture_output=True,
+                                         text=True, check=True).stdout.split()
+    assert after == before and same == "True"
+
+
 # (Inductor leaves complex arithmetic to aten's kernels, and warns.)
 @pytest.mark.filterwarnings("ignore:Torchinductor does not support code generation for complex")
 @pytest.mark.parametrize("dtype", [dtype for dtype in DTYPES if _aten_computes(dtype)])

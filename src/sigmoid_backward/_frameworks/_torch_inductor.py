@@ -10,8 +10,13 @@ bfloat16): a compiled function gives aten's compiled values.  (A
 decomposition cannot leave the op to its kernel for some dtypes: Inductor
 then wants a lowering of the op, and has none.)
 
+Dynamo, for its part, cannot trace a C function: :func:`trace_in_place`
+tells it which Python function to trace where code calls one.
+
 Importing this module registers nothing: sigmoid_backward.torch calls
-:func:`register` once, at its import.
+:func:`register` and :func:`trace_in_place` once, at its import; each
+registers with Inductor or Dynamo when that is imported, as importing
+either here would cost every user about a second.
 """
 import importlib.abc
 import importlib.util
@@ -28,10 +33,26 @@ def register(op, route_op, native):
     else as soon as it is."""
     global _OP, _ROUTE_OP, _NATIVE
     _OP, _ROUTE_OP, _NATIVE = op, route_op, native
-    if _INDUCTOR_TABLE in sys.modules:
-        _decompose_under_inductor()
+    _when_imported(_INDUCTOR_TABLE, _decompose_under_inductor)
+
+
+def trace_in_place(c_function, traced):
+    """Dynamo traces the Python function ``traced`` where code calls
+    ``c_function`` (torch.compiler.substitute_in_graph): now if Dynamo is
+    imported, else as soon as it is (torch.compile and export import it
+    before they trace)."""
+    def substitute():
+        torch.compiler.substitute_in_graph(c_function, skip_signature_check=True)(traced)
+    _when_imported("torch._dynamo", substitute)
+
+
+def _when_imported(name, then):
+    """Calls ``then()`` now if the module ``name`` is imported, else just
+    after it is."""
+    if name in sys.modules:
+        then()
     else:
-        sys.meta_path.insert(0, _WhenInductorIsImported())
+        sys.meta_path.insert(0, _WhenImported(name, then))
 
 
 def _as_aten(grad_output, output):
@@ -79,24 +100,28 @@ def _decompose_under_inductor():
         stale_copy.cache_clear()
 
 
-class _WhenInductorIsImported(importlib.abc.MetaPathFinder):
-    """Registers the decompositions as soon as Inductor's table is imported:
-    importing it here would cost 1.3 s, as much as torch itself, for every
-    user, and registering later (when the op is first traced, say) can come
-    after a compile has taken its table, which Inductor refuses."""
+class _WhenImported(importlib.abc.MetaPathFinder):
+    """Calls ``then()`` as soon as the module ``name`` has been imported.
+    Importing Inductor's table here would cost 1.3 s, as much as torch
+    itself, and Dynamo 0.9 s, for every user; and registering later (when
+    the op is first traced, say) can come after a compile has taken its
+    table, which Inductor refuses, or after Dynamo has met the C function."""
+
+    def __init__(self, name, then):
+        self.name, self.then = name, then
 
     def find_spec(self, name, path, target=None):
-        if name != _INDUCTOR_TABLE:
+        if name != self.name:
             return None
         sys.meta_path.remove(self)   # once; and now the other finders find it
         spec = importlib.util.find_spec(name)
         if spec is not None and spec.loader is not None:
             exec_module = spec.loader.exec_module
 
-            def exec_then_decompose(module):
+            def exec_then(module):
                 exec_module(module)
-                _decompose_under_inductor()
+                self.then()
             # This spec's own loader (module.__loader__ stays the one that
             # reads the source, for tracebacks and inspect).
-            spec.loader.exec_module = exec_then_decompose   # type: ignore[method-assign]
+            spec.loader.exec_module = exec_then   # type: ignore[method-assign]
         return spec

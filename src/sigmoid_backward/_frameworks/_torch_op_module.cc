@@ -60,7 +60,12 @@ PyObject* SigmoidEntry(PyObject*, PyObject* x) {
   HANDLE_TH_ERRORS
   static PyObject* op = nullptr;
   if (!Direct(&x, 1)) {
-    if (sigmoid_fallback != nullptr) return PyObject_CallOneArg(sigmoid_fallback, x);
+    if (sigmoid_fallback != nullptr) {
+      PyObject* fallback = Py_NewRef(sigmoid_fallback);   // held: it may be replaced meanwhile
+      PyObject* result = PyObject_CallOneArg(fallback, x);
+      Py_DECREF(fallback);
+      return result;
+    }
     return CallOpObject("sigmoid", &op, &x, 1);
   }
   // Owned before the GIL goes, as torch's bindings hold theirs: another
