@@ -121,21 +121,25 @@ def test_inputs_and_out_at_different_offsets(dtype, restore_kernel_settings):
                 assert_same(out, expected, f"offsets={offsets} threads={threads}")
 
 
-@pytest.mark.parametrize(("offsets", "start"), [
-    ((16, 16, 16), 12),   # NumPy's arrays: all three on a line after 12
-    ((0, 0, 0), 0),
-    ((16, 16, 0), 12),    # the inputs on their lines; a split store costs less
-    ((0, 0, 16), 0),
-    ((0, 16, 0), 0),      # g and a fresh torch output keep theirs: y alone splits
-    ((0, 16, 16), 12),    # y and out on lines, g split
-    ((16, 32, 0), 8),     # no start aligns two: y's, the first tried
+@pytest.mark.parametrize(("offsets", "itemsize", "start"), [
+    ((16, 16, 16), 4, 12),   # NumPy's arrays: all three on a line after 12
+    ((0, 0, 0), 4, 0),
+    ((16, 16, 0), 4, 12),    # the inputs on their lines; a split store costs less
+    ((0, 0, 16), 4, 0),
+    ((0, 16, 0), 4, 0),      # g and a fresh torch output keep theirs: y alone splits
+    ((0, 16, 16), 4, 12),    # y and out on lines, g split
+    ((16, 32, 0), 4, 8),     # no start aligns two: y's, the first tried
+    ((8, 8, 8), 16, 0),      # complex128 8 bytes off: no start aligns any
+    ((48, 48, 48), 16, 1),
 ])
-def test_the_vector_loop_starts_where_the_fewest_lines_split(offsets, start):
-    """float32 operands at these byte offsets from a 64-byte line (g, y, out):
-    the elements computed before the vector loop.  Inputs weigh 4, out 1
-    (a split input cost a 1e5 call 9-10% in cache, a split out 2.5%)."""
-    assert _kernels.vector_start_for(*offsets, 4, 1000) == start
-    assert _kernels.vector_start_for(*offsets, 4, 5) == min(start, 5)
+def test_the_vector_loop_starts_where_the_fewest_lines_split(offsets, itemsize, start):
+    """Operands at these byte offsets from a 64-byte line (g, y, out): the
+    elements computed before the vector loop.  Inputs weigh 4, out 1 (a
+    split input cost a 1e5 float32 call 9-10% in cache, a split out 2.5%)."""
+    assert _kernels.vector_start_for(*offsets, itemsize, 1000) == start
+    assert _kernels.vector_start_for(*offsets, itemsize, 0) == 0
+    with pytest.raises(ValueError, match="itemsize must be positive"):
+        _kernels.vector_start_for(*offsets, 0, 1000)
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)

@@ -179,7 +179,8 @@ cdef inline void _run_call(Call* c, int nthreads) noexcept nogil:
         c.nthreads = min(c.nthreads, nthreads if nthreads > 0 else sb_threads_resolve(0),
                          sb_threads_procs())
         c.nthreads = max(c.nthreads, 1)
-        if sb_threads_adaptive() and (explicit or not sb_threads_default_alone()):
+        if sb_threads_adaptive() and (explicit or c.nthreads > 1
+                                      or not sb_threads_default_alone()):
             # The load policy (_threads.h): a default call runs on the threads
             # the back-off allows and the other calls in flight left free.
             if not explicit:

@@ -189,5 +189,8 @@ def vector_start_for(Py_ssize_t g_offset, Py_ssize_t y_offset, Py_ssize_t out_of
     """The elements a contiguous share computes before its vector loop, for
     operands at these byte offsets from a 64-byte line (_vector_start.h).
     For tests."""
+    if itemsize <= 0 or n < 0:
+        raise ValueError(f"vector_start_for: itemsize must be positive and n not negative, "
+                         f"got itemsize {itemsize}, n {n}")
     return sb_vector_start(<const void*>g_offset, <const void*>y_offset,
                            <const void*>out_offset, itemsize, n)

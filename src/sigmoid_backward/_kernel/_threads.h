@@ -193,10 +193,12 @@ static inline void sb_threads_set_adaptive(int on) { sb_store_int(&sb_adaptive, 
 static inline int sb_threads_adaptive(void) { return sb_load_int(&sb_adaptive); }
 
 /* Whether every default call of the process runs on its own thread alone
- * (set_num_threads(1), or one processor).  Such a call asks nothing of the
- * load policy: the back-off cannot lower it, and its token would change no
- * other call's count (a default one also resolves to one; an explicit one
- * takes all it asks).  Skipping the clock read and the pool's four atomic
+ * (set_num_threads(1), or one processor).  A default call resolved to one
+ * thread then asks nothing of the load policy: the back-off cannot lower
+ * it, and its token would change no other call's count (a default one also
+ * resolves to one; an explicit one takes all it asks), except while the
+ * setting changes: calls that skipped hold no token for the moment they
+ * still run.  Skipping the clock read and the pool's four atomic
  * operations, which wait for the loop's stores to drain, saved about
  * 100-150 ns of a 1e5 float32 call on one thread (1%; NOTES.md, 40). */
 static inline int sb_threads_default_alone(void)
