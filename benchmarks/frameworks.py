@@ -18,10 +18,11 @@ method of ``python -m sigmoid_backward bench``):
    devices (in a child process: XLA_FLAGS makes the devices before jax
    starts), each device's call on its shard running on ``--threads``;
 4. an MLP's training step with ``sigmoid_backward.torch.Sigmoid`` against
-   ``nn.Sigmoid``, eager, with an A/A of ``nn.Sigmoid`` against itself: each
-   contender is several copies of the model, timed in rounds of a shuffled
-   order (one model's step leaves the caches and the allocator to the
-   next, so a fixed order biases a copy by a few percent);
+   ``nn.Sigmoid``, eager, each side twice (the A/A: each against itself):
+   each contender is several copies of the model, timed in rounds of a
+   shuffled order (one model's step leaves the caches and the allocator to
+   the next, so a fixed order biases a copy by a few percent; and a side
+   that ran less often than the other found its code colder);
 5. the op under ``torch.func.vmap`` against the plain call on the same
    batch (with vmap of aten's op and of a function that computes nothing,
    all four in one set of rounds), ours against torch's under ``vmap``,

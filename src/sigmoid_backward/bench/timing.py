@@ -54,11 +54,12 @@ def sample_rounds(fns, target_seconds=TARGET_SECONDS, shuffle=None):
     round to round, so that drifting machine load and cache state fall on
     all of them alike.  A sample repeats its call until the fastest
     callable's lasts about 50 us, and callables within 8x of the fastest
-    repeat theirs as often: the first call of a sample pays for what the previous sample
-    left in the caches and predictors, and equal counts weigh that alike.
-    (Counts from each callable's own first call, which ran cold, gave one
-    callable 6 calls a sample and its identical twin 17, and an A/A of
-    1.03.)
+    repeat theirs as often: the first call of a sample pays for what the
+    previous sample left in the caches and predictors, and equal counts
+    weigh that alike.  (Counts from each callable's own first call, which
+    ran cold, gave one callable 6 calls a sample and its identical twin
+    17, and an A/A of 1.03.)  A slower callable's sample so lasts up to 8x
+    50 us; one still slower repeats its call for about 400 us.
 
     Parameters
     ----------
