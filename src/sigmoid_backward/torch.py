@@ -209,6 +209,8 @@ if _NATIVE is not None:
 _MODULE_FORWARD = sigmoid
 if _SIGMOID_OP is not None:
     def _sigmoid_elsewhere(x):
+        # sigmoid()'s own first test: the fallback cannot be sigmoid()
+        # itself, whose native branch calls the entry again (a loop).
         if _is_compiling():
             return _Sigmoid.apply(x)
         return _NATIVE_SIGMOID(x)   # runs __torch_function__, as torch.sigmoid does

@@ -11,15 +11,13 @@
  * off one); the cheapest wins, the first on ties.  NumPy's large arrays,
  * all 16 bytes past a line, then align together; a fresh torch output (on
  * a line) beside NumPy inputs keeps its line unless both inputs can have
- * theirs:
- * aligning y alone there split g's loads and every store, and the op took
- * 1.05-1.10x aten's time at 1e5.
+ * theirs: aligning y alone there split g's loads and every store, and the
+ * op took 1.05-1.10x aten's time at 1e5.
  */
 #ifndef SIGMOID_BACKWARD_VECTOR_START_H
 #define SIGMOID_BACKWARD_VECTOR_START_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 #include "_nontemporal.h" /* SB_LINE, sb_line_misalignment */
 
