@@ -102,6 +102,48 @@ def test_result_keeps_the_memory_format_as_aten_does(name, g, y):
     assert fake.stride() == theirs.stride(), name
 
 
+_THP = "/sys/kernel/mm/transparent_hugepage/"
+
+
+def _thp_mode():
+    """The kernel's transparent huge page mode ("always", "madvise", "never"), or None."""
+    try:
+        with open(_THP + "enabled") as f:
+            text = f.read()
+    except OSError:
+        return None
+    return text[text.index("[") + 1:text.index("]")]
+
+
+def _vm_flags(address):
+    """The VmFlags of the mapping that holds the address (/proc/self/smaps)."""
+    inside = False
+    with open("/proc/self/smaps") as f:
+        for line in f:
+            head = line.split(maxsplit=1)[0]
+            if not head.endswith(":"):   # a mapping's first line: "lo-hi perms ..."
+                lo, hi = (int(x, 16) for x in head.split("-"))
+                inside = lo <= address < hi
+            elif inside and head == "VmFlags:":
+                return line.split()[1:]
+    raise LookupError(f"no mapping holds {address:#x}")
+
+
+@pytest.mark.skipif(sbt._NATIVE is None, reason="the native op allocates its result")
+@pytest.mark.skipif(_thp_mode() != "madvise", reason="huge pages are advised under 'madvise' only")
+def test_a_large_result_is_advised_huge_pages_before_it_is_written():
+    """A result larger than glibc's largest mmap threshold is a fresh mapping
+    on every call; the native op advises it MADV_HUGEPAGE (VmFlags "hg")."""
+    with open(_THP + "hpage_pmd_size") as f:
+        huge = int(f.read())
+    n = max(2 * huge, 40 << 20) // 4
+    g, y = torch.rand(n), torch.rand(n)
+    ours = OP(g, y)
+    inside = -(-ours.data_ptr() // huge) * huge   # the first huge page wholly inside it
+    assert "hg" in _vm_flags(inside)
+    assert_same(ours.numpy(), ATEN(g, y).numpy())
+
+
 def _aten_error(*args):
     """What aten.sigmoid_backward raises for these arguments."""
     with pytest.raises(Exception) as caught:

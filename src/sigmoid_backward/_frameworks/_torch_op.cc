@@ -49,6 +49,7 @@
 #include <cstring>
 
 #include "_dtypes.h"
+#include "_huge_pages.h"
 #include "_kernels_capi.h"
 #include "_torch_op.h"
 
@@ -147,6 +148,9 @@ struct CpuIterator final : at::TensorIteratorBase {
                               c10::TensorOptions options) override {
     result = at::Tensor(strides.empty() ? at::detail::empty_cpu(sizes, options)
                                         : at::detail::empty_strided_cpu(sizes, strides, options));
+    // Before anything touches it: a fresh large result then faults in huge
+    // pages (_huge_pages.h).
+    sb_torch::AdviseHugePages(result.data_ptr(), result.storage().nbytes());
     at::TensorIteratorBase::set_output_raw_strided(index, sizes, strides, options);
   }
 };

@@ -1,0 +1,77 @@
+// Transparent huge pages for the native op's large results.
+//
+// PyTorch's CPU allocator takes an allocation larger than glibc's largest
+// mmap threshold (32 MiB on 64-bit) from a fresh mmap on every call, and
+// munmaps it when freed, so the kernel faults and zeroes each result 4 KiB
+// at a time: 9,766 faults for a 1e7-element float32 result, 14 of aten's
+// 19 ms at that size on one thread (benchmarks/NOTES.md, 41).  Advised
+// MADV_HUGEPAGE before its first touch, such a result faults in huge pages
+// (2 MiB on x86-64).  NumPy advises its own arrays of 4 MiB and more so;
+// PyTorch advises its allocations only under THP_MEM_ALLOC_ENABLE.
+//
+// The advice is asked only where it changes something: when the kernel
+// gives huge pages to advised memory only ("[madvise]" in
+// /sys/kernel/mm/transparent_hugepage/enabled; under "always" every such
+// range has them already, under "never" none), for results of at least two
+// huge pages (NumPy's bound), on the huge pages wholly inside the result.
+// A range already faulted in (glibc reuses freed blocks below its
+// threshold) keeps its pages: the advice then costs one system call.
+#ifndef SIGMOID_BACKWARD_HUGE_PAGES_H
+#define SIGMOID_BACKWARD_HUGE_PAGES_H
+
+#include <cstddef>
+#include <cstdint>
+
+#ifdef __linux__
+#include <sys/mman.h>
+
+#include <cstdio>
+#include <cstring>
+#endif
+
+namespace sb_torch {
+
+// The huge page's size, in bytes, when the kernel gives huge pages only to
+// advised ranges; 0 when advice would change nothing (or is not Linux's).
+inline size_t AdvisedHugePageBytes() {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  static const size_t bytes = [] {
+    char mode[128] = {0};
+    unsigned long long size = 0;
+    if (FILE* f = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r")) {
+      if (std::fgets(mode, sizeof mode, f) == nullptr) mode[0] = '\0';
+      std::fclose(f);
+    }
+    if (std::strstr(mode, "[madvise]") == nullptr) return size_t{0};
+    if (FILE* f = std::fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "r")) {
+      if (std::fscanf(f, "%llu", &size) != 1) size = 0;
+      std::fclose(f);
+    }
+    // A power of two, or no advice (the rounding below relies on it).
+    return (size != 0 && (size & (size - 1)) == 0) ? static_cast<size_t>(size) : size_t{0};
+  }();
+  return bytes;
+#else
+  return 0;
+#endif
+}
+
+// Advise the huge pages wholly inside [data, data + nbytes), before anything
+// touches them.  Advice only: a failure leaves the memory as it was.
+inline void AdviseHugePages(void* data, size_t nbytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  const size_t huge = AdvisedHugePageBytes();
+  if (huge == 0 || nbytes / 2 < huge) return;
+  const uintptr_t start = reinterpret_cast<uintptr_t>(data);
+  const uintptr_t begin = (start + huge - 1) & ~(uintptr_t{huge} - 1);
+  const uintptr_t end = (start + nbytes) & ~(uintptr_t{huge} - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)data;
+  (void)nbytes;
+#endif
+}
+
+}  // namespace sb_torch
+
+#endif  // SIGMOID_BACKWARD_HUGE_PAGES_H
