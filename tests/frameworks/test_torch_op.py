@@ -129,19 +129,25 @@ def _vm_flags(address):
     raise LookupError(f"no mapping holds {address:#x}")
 
 
-@pytest.mark.skipif(sbt._NATIVE is None, reason="the native op allocates its result")
+@pytest.mark.skipif(sbt._NATIVE is None, reason="the native ops allocate their results")
 @pytest.mark.skipif(_thp_mode() != "madvise", reason="huge pages are advised under 'madvise' only")
-def test_a_large_result_is_advised_huge_pages_before_it_is_written():
+@pytest.mark.parametrize("name", ["sigmoid_backward", "sigmoid"])
+def test_a_large_result_is_advised_huge_pages_before_it_is_written(name):
     """A result larger than glibc's largest mmap threshold is a fresh mapping
-    on every call; the native op advises it MADV_HUGEPAGE (VmFlags "hg")."""
+    on every call; the native ops advise it MADV_HUGEPAGE (VmFlags "hg"),
+    and still lay it out, and compute it, as aten does."""
     with open(_THP + "hpage_pmd_size") as f:
         huge = int(f.read())
-    n = max(2 * huge, 40 << 20) // 4
-    g, y = torch.rand(n), torch.rand(n)
-    ours = OP(g, y)
+    rows = max(2 * huge, 40 << 20) // 4 // 1000
+    g, y = torch.rand(rows, 1000).t(), torch.rand(rows, 1000).t()   # transposed: strided
+    if name == "sigmoid":
+        ours, theirs = torch.ops.sigmoid_backward.sigmoid(g), torch.sigmoid(g)
+    else:
+        ours, theirs = OP(g, y), ATEN(g, y)
     inside = -(-ours.data_ptr() // huge) * huge   # the first huge page wholly inside it
     assert "hg" in _vm_flags(inside)
-    assert_same(ours.numpy(), ATEN(g, y).numpy())
+    assert ours.stride() == theirs.stride()
+    assert_same(ours.numpy(), theirs.numpy())
 
 
 def _aten_error(*args):

@@ -253,7 +253,23 @@ at::Tensor SigmoidBackwardAutograd(c10::DispatchKeySet keys, const at::Tensor& g
 // aten's CPU kernel itself (at::cpu::), not at::sigmoid: that would be a
 // second trip through the dispatcher, on the way to the same kernel.  (So a
 // profile shows sigmoid_backward::sigmoid, with no aten::sigmoid inside.)
-at::Tensor SigmoidCpu(const at::Tensor& x) { return at::cpu::sigmoid(x); }
+// A result that may take huge pages is allocated by CpuIterator instead,
+// which advises it (_huge_pages.h), from the iterator aten's structured
+// sigmoid builds (a unary float op), so with the strides aten's would have;
+// at::cpu::sigmoid_out then computes into it.  (The kernel at::cpu::sigmoid
+// runs, sigmoid_stub, is not exported to call directly.)
+at::Tensor SigmoidCpu(const at::Tensor& x) {
+  const size_t huge = sb_torch::AdvisedHugePageBytes();
+  if (huge == 0 || x.nbytes() < huge) return at::cpu::sigmoid(x);
+  at::Tensor result;
+  {
+    CpuIterator iter;
+    iter.build_borrowing_unary_float_op(iter.result, x);
+    result = std::move(iter.result);
+  }
+  at::cpu::sigmoid_out(result, x);
+  return result;
+}
 
 // aten's derivative of sigmoid (derivatives.yaml: sigmoid_backward(grad,
 // result)), with this op.
