@@ -291,16 +291,20 @@ def vmap_and_compile(torch, widths, seconds):
 
 
 # Table 3's contenders: ours, and XLA's expression, which broadcasts too.
+# Targets from 1e5 elements: bfloat16 >= 1.5x XLA's speed at every size;
+# float32 >= 1.0x to 1e6, and beyond 1e6 a stretch target.
 _TARGETS = (("bfloat16", 1.5), ("float32", 1.0))
+_STRETCH_ABOVE = {"float32": 1_000_000}
 SHARDED_DEVICES = 2   # the host devices of the sharded rows' process
 
 
-def _jax_row(case, ours_fn, xla_fn, args, n, target, seconds):
+def _jax_row(case, ours_fn, xla_fn, args, n, target, seconds, stretch=False):
     t_ours, timed, _ = compare(lambda: ours_fn(*args).block_until_ready(),
                                {"xla": lambda: xla_fn(*args).block_until_ready()}, seconds)
     t_xla, ratio = timed["xla"]
     targeted = n >= 100_000
-    return _row(case, t_ours, t_xla, ratio, f">= {target}x" if targeted else "-",
+    label = ("(stretch) " if stretch else "") + f">= {target}x"
+    return _row(case, t_ours, t_xla, ratio, label if targeted else "-",
                 ratio >= target or not targeted)
 
 
@@ -321,7 +325,7 @@ def jax_target(jax, sizes, widths, seconds):
         for n in sizes:
             g, y = (jnp.asarray(a) for a in make_inputs(n, dtype))
             rows.append(_jax_row(f"{name}, {fmt_size(n)}", ours_fn, xla_fn, (g, y), n,
-                                 target, seconds))
+                                 target, seconds, n > _STRETCH_ABOVE.get(name, n)))
         for n_rows, m in widths:
             g, y = make_inputs(n_rows * m, dtype)
             args = (jnp.asarray(g.reshape(n_rows, m)), jnp.asarray(y[:m]))
@@ -370,10 +374,10 @@ def main(argv):
     threads = args.threads or sb.get_num_threads()
     jax = peers.load("jax", threads)   # one thread: XLA_FLAGS set before the import
     seconds = 0.01 if args.quick else TARGET_SECONDS
-    jax_sizes = (1_000, 2_000) if args.quick else (1_000, 100_000, 1_000_000)
-    if args.sharded:   # the child of _sharded_in_a_child: its rows alone
+    jax_sizes = (1_000, 2_000) if args.quick else (1_000, 100_000, 1_000_000, 10_000_000)
+    if args.sharded:   # the child of _sharded_in_a_child: its rows alone, to 1e6
         sb.set_num_threads(threads)
-        print("\n".join(jax_sharded(jax, jax_sizes, seconds)))
+        print("\n".join(jax_sharded(jax, jax_sizes[:3], seconds)))
         return 0
     torch = peers.load("torch", threads)
     if jax is None or torch is None:

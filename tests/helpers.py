@@ -302,3 +302,38 @@ def numpy_refusal(call):
         message = str(error).replace("'multiply'", "'sigmoid_backward'")
         return type(error), re.escape(message)
     raise AssertionError("np.multiply accepted the call: nothing to compare with")
+
+
+def huge_page_bytes():
+    """The kernel's transparent huge page size when it gives huge pages to
+    advised memory only (mode "madvise"); 0 otherwise, or off Linux."""
+    root = "/sys/kernel/mm/transparent_hugepage/"
+    try:
+        with open(root + "enabled") as f:
+            mode = f.read()
+        with open(root + "hpage_pmd_size") as f:
+            size = int(f.read())
+    except (OSError, ValueError):
+        return 0
+    return size if "[madvise]" in mode else 0
+
+
+def _vm_flags(address):
+    """The VmFlags of the mapping that holds the address (/proc/self/smaps)."""
+    inside = False
+    with open("/proc/self/smaps") as f:
+        for line in f:
+            head = line.split(maxsplit=1)[0]
+            if not head.endswith(":"):   # a mapping's first line: "lo-hi perms ..."
+                lo, hi = (int(x, 16) for x in head.split("-"))
+                inside = lo <= address < hi
+            elif inside and head == "VmFlags:":
+                return line.split()[1:]
+    raise LookupError(f"no mapping holds {address:#x}")
+
+
+def advised_huge_pages(data):
+    """Is the first huge page wholly inside a buffer that starts at ``data``
+    (an address) advised MADV_HUGEPAGE (VmFlags "hg")?"""
+    huge = huge_page_bytes()
+    return "hg" in _vm_flags(-(-data // huge) * huge)

@@ -15,7 +15,15 @@ import pytest
 import sigmoid_backward
 
 from dtypes_catalogue import ALL_DTYPES
-from helpers import assert_same, assert_within_roundings, import_framework, random_array, specials
+from helpers import (
+    advised_huge_pages,
+    assert_same,
+    assert_within_roundings,
+    huge_page_bytes,
+    import_framework,
+    random_array,
+    specials,
+)
 
 jax = import_framework("jax")
 jnp = jax.numpy
@@ -245,6 +253,17 @@ def test_the_gradient_of_a_broadcast_operand_sums_over_its_broadcast_axes():
         plain = jax.grad(lambda g: jnp.sum(g * (1 - y) * y))(g)
         assert ours.shape == g.shape
         assert_within_roundings(np.asarray(ours), np.asarray(plain), 8)
+
+
+@pytest.mark.skipif(huge_page_bytes() == 0, reason="huge pages are advised under 'madvise' only")
+def test_a_large_result_is_advised_huge_pages_before_it_is_written():
+    """XLA's CPU client gives a large result a fresh mapping; the handler
+    advises it MADV_HUGEPAGE before writing it (VmFlags "hg")."""
+    n = max(2 * huge_page_bytes(), 40 << 20) // 4
+    g, y = _pair(np.float32, shape=(n,))
+    result = jax.jit(sbj.sigmoid_backward)(jnp.asarray(g), jnp.asarray(y))
+    assert advised_huge_pages(result.unsafe_buffer_pointer())
+    assert_same(np.asarray(result), _ufunc(g, y))
 
 
 def test_integer_results_are_refused_by_dtype():

@@ -11,7 +11,14 @@ import sigmoid_backward
 from sigmoid_backward import sigmoid_backward as function
 
 from dtypes_catalogue import BY_NAME
-from helpers import assert_same, assert_within_roundings, import_framework, tensor_values
+from helpers import (
+    advised_huge_pages,
+    assert_same,
+    assert_within_roundings,
+    huge_page_bytes,
+    import_framework,
+    tensor_values,
+)
 
 torch = import_framework("torch")
 sbt = importlib.import_module("sigmoid_backward.torch")
@@ -102,50 +109,21 @@ def test_result_keeps_the_memory_format_as_aten_does(name, g, y):
     assert fake.stride() == theirs.stride(), name
 
 
-_THP = "/sys/kernel/mm/transparent_hugepage/"
-
-
-def _thp_mode():
-    """The kernel's transparent huge page mode ("always", "madvise", "never"), or None."""
-    try:
-        with open(_THP + "enabled") as f:
-            text = f.read()
-    except OSError:
-        return None
-    return text[text.index("[") + 1:text.index("]")]
-
-
-def _vm_flags(address):
-    """The VmFlags of the mapping that holds the address (/proc/self/smaps)."""
-    inside = False
-    with open("/proc/self/smaps") as f:
-        for line in f:
-            head = line.split(maxsplit=1)[0]
-            if not head.endswith(":"):   # a mapping's first line: "lo-hi perms ..."
-                lo, hi = (int(x, 16) for x in head.split("-"))
-                inside = lo <= address < hi
-            elif inside and head == "VmFlags:":
-                return line.split()[1:]
-    raise LookupError(f"no mapping holds {address:#x}")
-
-
 @pytest.mark.skipif(sbt._NATIVE is None, reason="the native ops allocate their results")
-@pytest.mark.skipif(_thp_mode() != "madvise", reason="huge pages are advised under 'madvise' only")
+@pytest.mark.skipif(huge_page_bytes() == 0, reason="huge pages are advised under 'madvise' only")
 @pytest.mark.parametrize("name", ["sigmoid_backward", "sigmoid"])
 def test_a_large_result_is_advised_huge_pages_before_it_is_written(name):
     """A result larger than glibc's largest mmap threshold is a fresh mapping
     on every call; the native ops advise it MADV_HUGEPAGE (VmFlags "hg"),
     and still lay it out, and compute it, as aten does."""
-    with open(_THP + "hpage_pmd_size") as f:
-        huge = int(f.read())
+    huge = huge_page_bytes()
     rows = max(2 * huge, 40 << 20) // 4 // 1000
     g, y = torch.rand(rows, 1000).t(), torch.rand(rows, 1000).t()   # transposed: strided
     if name == "sigmoid":
         ours, theirs = torch.ops.sigmoid_backward.sigmoid(g), torch.sigmoid(g)
     else:
         ours, theirs = OP(g, y), ATEN(g, y)
-    inside = -(-ours.data_ptr() // huge) * huge   # the first huge page wholly inside it
-    assert "hg" in _vm_flags(inside)
+    assert advised_huge_pages(ours.data_ptr())
     assert ours.stride() == theirs.stride()
     assert_same(ours.numpy(), theirs.numpy())
 

@@ -1,13 +1,16 @@
-// Transparent huge pages for the native op's large results.
+// Transparent huge pages for the large results of the native torch ops
+// (_torch_op.cc) and of the XLA target (_xla_ffi.cc), which their
+// frameworks allocate.
 //
 // PyTorch's CPU allocator takes an allocation larger than glibc's largest
 // mmap threshold (32 MiB on 64-bit) from a fresh mmap on every call, and
 // munmaps it when freed, so the kernel faults and zeroes each result 4 KiB
 // at a time: 9,766 faults for a 1e7-element float32 result, 14 of aten's
-// 19 ms at that size on one thread (benchmarks/NOTES.md, 41).  Advised
-// MADV_HUGEPAGE before its first touch, such a result faults in huge pages
-// (2 MiB on x86-64).  NumPy advises its own arrays of 4 MiB and more so;
-// PyTorch advises its allocations only under THP_MEM_ALLOC_ENABLE.
+// 19 ms at that size on one thread (benchmarks/NOTES.md, 41); XLA's CPU
+// client does the same.  Advised MADV_HUGEPAGE before its first touch, such
+// a result faults in huge pages (2 MiB on x86-64).  NumPy advises its own
+// arrays of 4 MiB and more so; PyTorch advises its allocations only under
+// THP_MEM_ALLOC_ENABLE.
 //
 // The advice is asked only where it changes something: when the kernel
 // gives huge pages to advised memory only ("[madvise]" in
@@ -29,7 +32,7 @@
 #include <cstring>
 #endif
 
-namespace sb_torch {
+namespace sb_pages {
 
 // The huge page's size, in bytes, when the kernel gives huge pages only to
 // advised ranges; 0 when advice would change nothing (or is not Linux's).
@@ -72,6 +75,6 @@ inline void AdviseHugePages(void* data, size_t nbytes) {
 #endif
 }
 
-}  // namespace sb_torch
+}  // namespace sb_pages
 
 #endif  // SIGMOID_BACKWARD_HUGE_PAGES_H

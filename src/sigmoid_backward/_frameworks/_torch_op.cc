@@ -150,7 +150,7 @@ struct CpuIterator final : at::TensorIteratorBase {
                                         : at::detail::empty_strided_cpu(sizes, strides, options));
     // Before anything touches it: a fresh large result then faults in huge
     // pages (_huge_pages.h).
-    sb_torch::AdviseHugePages(result.data_ptr(), result.storage().nbytes());
+    sb_pages::AdviseHugePages(result.data_ptr(), result.storage().nbytes());
     at::TensorIteratorBase::set_output_raw_strided(index, sizes, strides, options);
   }
 };
@@ -259,7 +259,7 @@ at::Tensor SigmoidBackwardAutograd(c10::DispatchKeySet keys, const at::Tensor& g
 // at::cpu::sigmoid_out then computes into it.  (The kernel at::cpu::sigmoid
 // runs, sigmoid_stub, is not exported to call directly.)
 at::Tensor SigmoidCpu(const at::Tensor& x) {
-  const size_t huge = sb_torch::AdvisedHugePageBytes();
+  const size_t huge = sb_pages::AdvisedHugePageBytes();
   if (huge == 0 || x.nbytes() < huge) return at::cpu::sigmoid(x);
   at::Tensor result;
   {

@@ -21,6 +21,7 @@
 #include "xla/ffi/api/ffi.h"
 
 #include "_dtypes.h"
+#include "_huge_pages.h"
 #include "_kernels_capi.h"
 
 namespace ffi = xla::ffi;
@@ -149,6 +150,9 @@ ffi::Error SigmoidBackward(ffi::AnyBuffer g, ffi::AnyBuffer y,
         "at its rank");
   }
   if (out->element_count() == 0) return ffi::Error::Success();
+  // Before anything writes it: a fresh large result then faults in huge
+  // pages (_huge_pages.h).
+  sb_pages::AdviseHugePages(out->untyped_data(), out->size_bytes());
   const sb_kind k = static_cast<sb_kind>(kind);
   const int inner = walk.rank - 1;
   const int row = inner - 1;              // the runs' axis, or -1: one run
