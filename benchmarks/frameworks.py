@@ -13,10 +13,11 @@ method of ``python -m sigmoid_backward bench``):
 2. ``torch.ops.sigmoid_backward.sigmoid_backward`` against
    ``torch.ops.aten.sigmoid_backward``, both returning a new tensor;
 3. ``jax.jit(sigmoid_backward.jax.sigmoid_backward)`` against
-   ``jax.jit(lambda g, y: g * (1 - y) * y)``, on arrays on the CPU device,
-   on a g of (n, m) with a y of (m,), and on arrays sharded over 2 host
-   devices (in a child process: XLA_FLAGS makes the devices before jax
-   starts), each device's call on its shard running on ``--threads``;
+   ``jax.jit(lambda g, y: g * (1 - y) * y)``, on arrays on the CPU device
+   and on a g of (n, m) with a y of (m,) (in a child process held to
+   ``--threads`` CPUs), and on arrays sharded over 2 host devices (in
+   another: XLA_FLAGS makes the devices before jax starts), each device's
+   call on its shard running on ``--threads``;
 4. an MLP's training step with ``sigmoid_backward.torch.Sigmoid`` against
    ``nn.Sigmoid``, eager, each side twice (the A/A: each against itself):
    each contender is several copies of the model, timed in rounds of a
@@ -31,7 +32,8 @@ method of ``python -m sigmoid_backward bench``):
 Each row states the target it is measured against and whether this run met
 it.  Every contender runs on ``--threads`` threads (by default
 ``sigmoid_backward.get_num_threads()``; PyTorch: ``torch.set_num_threads``;
-XLA's CPU client picks its own count, held to one with ``--threads 1``).
+XLA's CPU client runs its loops on a pool of its own, so table 3 runs in
+child processes held to ``--threads`` CPUs, per device for the sharded rows).
 On a machine that other processes load, prefer ``--threads 1``: a parallel
 region waits for its slowest thread, and a preempted one costs a time slice.
 """
@@ -351,16 +353,39 @@ def jax_sharded(jax, sizes, seconds):
     return rows
 
 
-def _sharded_in_a_child(argv):
+def _held_cpus(count):
+    """The first ``count`` CPUs this process may run on, or None when it may
+    run on no more than that."""
+    cpus = sorted(os.sched_getaffinity(0))
+    return set(cpus[:count]) if count < len(cpus) else None
+
+
+def _rows_in_a_child(argv, flag, threads, env=None):
+    """Table rows from this script run again with ``flag``, in a process
+    that runs on at most ``threads`` CPUs.  XLA's CPU client runs its fused
+    loops on a pool of its own whatever XLA_FLAGS say: with
+    --xla_cpu_multi_thread_eigen=false its process used 1.2-1.7 CPU-seconds
+    a second at 1e5-1e7 elements (benchmarks/NOTES.md, 41), so only the
+    affinity, which every thread made after inherits, holds it to
+    ``--threads`` as every other contender is held."""
+    cpus = _held_cpus(threads)
+    hold = None if cpus is None else lambda: os.sched_setaffinity(0, cpus)
+    proc = subprocess.run([sys.executable, __file__, flag, *argv], capture_output=True,
+                          text=True, check=True, env=env, preexec_fn=hold)
+    return [line for line in proc.stdout.splitlines() if line.startswith("| ")]
+
+
+def _sharded_in_a_child(argv, threads):
     """jax_sharded's rows from this script run again with --sharded: the
     host platform has several devices only when XLA_FLAGS says so before
-    jax initialises, and this process's jax has."""
+    jax initialises, and this process's jax has.  Each device's call runs
+    on ``threads`` threads, so the child runs on as many CPUs as the
+    devices' threads."""
     # First: XLA stops reading flags at a word without "--".
     flags = (f"--xla_force_host_platform_device_count={SHARDED_DEVICES} "
              f"{os.environ.get('XLA_FLAGS', '')}").strip()
-    proc = subprocess.run([sys.executable, __file__, "--sharded", *argv], capture_output=True,
-                          text=True, check=True, env=dict(os.environ, XLA_FLAGS=flags))
-    return [line for line in proc.stdout.splitlines() if line.startswith("| ")]
+    return _rows_in_a_child(argv, "--sharded", threads * SHARDED_DEVICES,
+                            env=dict(os.environ, XLA_FLAGS=flags))
 
 
 def main(argv):
@@ -370,14 +395,17 @@ def main(argv):
     parser.add_argument("--threads", type=parse_threads, default=None,
                         help="threads for every contender (default: get_num_threads())")
     parser.add_argument("--sharded", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--unsharded", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     threads = args.threads or sb.get_num_threads()
     jax = peers.load("jax", threads)   # one thread: XLA_FLAGS set before the import
     seconds = 0.01 if args.quick else TARGET_SECONDS
     jax_sizes = (1_000, 2_000) if args.quick else (1_000, 100_000, 1_000_000, 10_000_000)
-    if args.sharded:   # the child of _sharded_in_a_child: its rows alone, to 1e6
+    jax_widths = ((2, 500),) if args.quick else ((100, 1_000), (1_000, 1_000))
+    if args.sharded or args.unsharded:   # a child of _rows_in_a_child: its rows alone
         sb.set_num_threads(threads)
-        print("\n".join(jax_sharded(jax, jax_sizes[:3], seconds)))
+        print("\n".join(jax_sharded(jax, jax_sizes[:3], seconds) if args.sharded
+                        else jax_target(jax, jax_sizes, jax_widths, seconds)))
         return 0
     torch = peers.load("torch", threads)
     if jax is None or torch is None:
@@ -386,7 +414,6 @@ def main(argv):
     sb.set_num_threads(threads)
     torch_sizes = (100, 1_000) if args.quick else (100, 1_000, 10_000, 100_000, 1_000_000,
                                                     10_000_000)
-    jax_widths = ((2, 500),) if args.quick else ((100, 1_000), (1_000, 1_000))
     print(f"{machine_line()}; {threads} threads; torch {torch.__version__}, "
           f"jax {jax.__version__}, numpy {np.__version__}, kernels "
           f"{_kernels.use_isa()}\n")
@@ -412,8 +439,9 @@ def main(argv):
     print("3. jax.jit(sigmoid_backward.jax.sigmoid_backward) against "
           "jax.jit(lambda g, y: g * (1 - y) * y) (ratio: XLA / ours)\n")
     print(head.format("ours", "XLA"))
-    print("\n".join(jax_target(jax, jax_sizes, jax_widths, seconds)))
-    print("\n".join(_sharded_in_a_child([a for a in argv if a != "--sharded"])))
+    child_argv = [a for a in argv if a not in ("--sharded", "--unsharded")]
+    print("\n".join(_rows_in_a_child(child_argv, "--unsharded", threads)))
+    print("\n".join(_sharded_in_a_child(child_argv, threads)))
     return 0
 
 
