@@ -354,10 +354,12 @@ def jax_sharded(jax, sizes, seconds):
 
 
 def _held_cpus(count):
-    """The first ``count`` CPUs this process may run on, or None when it may
-    run on no more than that."""
+    """The first ``count`` CPUs this process may run on, or None where it
+    may run on no more than that (or cannot tell: not Linux)."""
+    if not hasattr(os, "sched_getaffinity"):
+        return None
     cpus = sorted(os.sched_getaffinity(0))
-    return set(cpus[:count]) if count < len(cpus) else None
+    return cpus[:count] if count < len(cpus) else None
 
 
 def _rows_in_a_child(argv, flag, threads, env=None):
@@ -367,11 +369,13 @@ def _rows_in_a_child(argv, flag, threads, env=None):
     --xla_cpu_multi_thread_eigen=false its process used 1.2-1.7 CPU-seconds
     a second at 1e5-1e7 elements (benchmarks/NOTES.md, 41), so only the
     affinity, which every thread made after inherits, holds it to
-    ``--threads`` as every other contender is held."""
+    ``--threads`` as every other contender is held.  The child sets it
+    itself (``--cpus``), first thing: set between fork and exec, in a
+    parent that runs threads, it could deadlock."""
     cpus = _held_cpus(threads)
-    hold = None if cpus is None else lambda: os.sched_setaffinity(0, cpus)
-    proc = subprocess.run([sys.executable, __file__, flag, *argv], capture_output=True,
-                          text=True, check=True, env=env, preexec_fn=hold)
+    held = [] if cpus is None else ["--cpus", ",".join(map(str, cpus))]
+    proc = subprocess.run([sys.executable, __file__, flag, *held, *argv], capture_output=True,
+                          text=True, check=True, env=env)
     return [line for line in proc.stdout.splitlines() if line.startswith("| ")]
 
 
@@ -396,7 +400,10 @@ def main(argv):
                         help="threads for every contender (default: get_num_threads())")
     parser.add_argument("--sharded", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--unsharded", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--cpus", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.cpus:   # a child of _rows_in_a_child, before jax makes its threads
+        os.sched_setaffinity(0, {int(cpu) for cpu in args.cpus.split(",")})
     threads = args.threads or sb.get_num_threads()
     jax = peers.load("jax", threads)   # one thread: XLA_FLAGS set before the import
     seconds = 0.01 if args.quick else TARGET_SECONDS
@@ -404,6 +411,8 @@ def main(argv):
     jax_widths = ((2, 500),) if args.quick else ((100, 1_000), (1_000, 1_000))
     if args.sharded or args.unsharded:   # a child of _rows_in_a_child: its rows alone
         sb.set_num_threads(threads)
+        # The sharded rows stop at 1e6: both sides there carry XLA's
+        # per-device dispatch, which larger arrays only dilute.
         print("\n".join(jax_sharded(jax, jax_sizes[:3], seconds) if args.sharded
                         else jax_target(jax, jax_sizes, jax_widths, seconds)))
         return 0

@@ -16,9 +16,14 @@
 // gives huge pages to advised memory only ("[madvise]" in
 // /sys/kernel/mm/transparent_hugepage/enabled; under "always" every such
 // range has them already, under "never" none), for results of at least two
-// huge pages (NumPy's bound), on the huge pages wholly inside the result.
-// A range already faulted in (glibc reuses freed blocks below its
-// threshold) keeps its pages: the advice then costs one system call.
+// huge pages (NumPy advises from 4 MiB, two huge pages of x86-64), on the
+// huge pages wholly inside the result.  A block glibc reuses from its heap
+// (results of 4-32 MiB) is faulted in already: the advice costs a system
+// call then, and lets khugepaged collapse the range into huge pages later.
+// Under the "madvise" defrag policy an advised fault may compact memory
+// first, which can stall it; SIGMOID_BACKWARD_MADVISE_HUGEPAGE=0 in the
+// environment turns the advice off, as NUMPY_MADVISE_HUGEPAGE=0 does
+// NumPy's.
 #ifndef SIGMOID_BACKWARD_HUGE_PAGES_H
 #define SIGMOID_BACKWARD_HUGE_PAGES_H
 
@@ -29,16 +34,20 @@
 #include <sys/mman.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #endif
 
 namespace sb_pages {
 
 // The huge page's size, in bytes, when the kernel gives huge pages only to
-// advised ranges; 0 when advice would change nothing (or is not Linux's).
+// advised ranges; 0 when advice would change nothing, is not Linux's, or is
+// turned off.  Read once, at the first large result.
 inline size_t AdvisedHugePageBytes() {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   static const size_t bytes = [] {
+    const char* wanted = std::getenv("SIGMOID_BACKWARD_MADVISE_HUGEPAGE");
+    if (wanted != nullptr && std::strcmp(wanted, "0") == 0) return size_t{0};
     char mode[128] = {0};
     unsigned long long size = 0;
     if (FILE* f = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r")) {

@@ -35,6 +35,7 @@
 #include <ATen/ops/sigmoid_cpu_dispatch.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/core/DefaultDtype.h>
 #include <c10/core/GradMode.h>
 #include <torch/csrc/autograd/function.h>
 #include <torch/csrc/autograd/functions/utils.h>
@@ -253,14 +254,20 @@ at::Tensor SigmoidBackwardAutograd(c10::DispatchKeySet keys, const at::Tensor& g
 // aten's CPU kernel itself (at::cpu::), not at::sigmoid: that would be a
 // second trip through the dispatcher, on the way to the same kernel.  (So a
 // profile shows sigmoid_backward::sigmoid, with no aten::sigmoid inside.)
-// A result that may take huge pages is allocated by CpuIterator instead,
+// A result of two huge pages or more is allocated by CpuIterator instead,
 // which advises it (_huge_pages.h), from the iterator aten's structured
 // sigmoid builds (a unary float op), so with the strides aten's would have;
 // at::cpu::sigmoid_out then computes into it.  (The kernel at::cpu::sigmoid
 // runs, sigmoid_stub, is not exported to call directly.)
 at::Tensor SigmoidCpu(const at::Tensor& x) {
+  // The result's bytes: an integral or bool input gives the default float.
+  const c10::ScalarType result_type = c10::isIntegralType(x.scalar_type(), /*includeBool=*/true)
+                                          ? c10::typeMetaToScalarType(c10::get_default_dtype())
+                                          : x.scalar_type();
   const size_t huge = sb_pages::AdvisedHugePageBytes();
-  if (huge == 0 || x.nbytes() < huge) return at::cpu::sigmoid(x);
+  if (huge == 0 || static_cast<size_t>(x.numel()) * c10::elementSize(result_type) / 2 < huge) {
+    return at::cpu::sigmoid(x);
+  }
   at::Tensor result;
   {
     CpuIterator iter;
