@@ -31,10 +31,11 @@ NAMES = ("torch", "jax", "numba", "numexpr")
 # Eigen operations to one, but not the loops XLA compiles for a fusion,
 # which still run on its pool (1.2-1.7 CPU-seconds a second at 1e5-1e7
 # elements: benchmarks/NOTES.md, 41); only the process's CPU affinity
-# holds those.  XLA reads XLA_FLAGS when jax is imported, never after.  (The recipe
-# this replaced added TensorFlow's "intra_op_parallelism_threads=1": XLA
-# stops reading its flags at a word without dashes, so nothing after it
-# applied, and at the start of XLA_FLAGS the process aborted.)
+# holds those.  XLA reads XLA_FLAGS when jax is imported, never after.
+# (The recipe this replaced added TensorFlow's
+# "intra_op_parallelism_threads=1": XLA stops reading its flags at a word
+# without dashes, so nothing after it applied, and at the start of
+# XLA_FLAGS the process aborted.)
 XLA_ONE_THREAD = "--xla_cpu_multi_thread_eigen=false"
 
 

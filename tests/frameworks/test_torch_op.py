@@ -137,7 +137,7 @@ def test_the_huge_page_advice_can_be_turned_off(setting, advised):
     """SIGMOID_BACKWARD_MADVISE_HUGEPAGE=0, as NUMPY_MADVISE_HUGEPAGE=0 for
     NumPy: for a machine where advised faults stall on compaction."""
     script = ("import sys, torch, sigmoid_backward.torch\n"
-              f"sys.path.insert(0, {os.path.dirname(os.path.dirname(__file__))!r})\n"
+              f"sys.path.append({os.path.dirname(os.path.dirname(__file__))!r})\n"
               "from helpers import advised_huge_pages\n"
               "g = torch.rand(40 << 18)\n"
               "r = torch.ops.sigmoid_backward.sigmoid_backward(g, g)\n"
